@@ -75,6 +75,16 @@ extern "C" void kb_ctx_destroy(kb_ctx *ctx)
     free(ctx);
 }
 
+extern "C" void kb_ops_versions(int *cublas_version, int *cudnn_version)
+{
+    int major = 0, minor = 0, patch = 0;
+    cublasGetProperty(MAJOR_VERSION, &major);
+    cublasGetProperty(MINOR_VERSION, &minor);
+    cublasGetProperty(PATCH_LEVEL, &patch);
+    *cublas_version = major * 10000 + minor * 100 + patch;
+    *cudnn_version = (int)cudnnGetVersion();
+}
+
 extern "C" cudaStream_t kb_ctx_stream(const kb_ctx *ctx) { return ctx->stream; }
 extern "C" kb_math_mode kb_ctx_math(const kb_ctx *ctx) { return ctx->mode; }
 

@@ -61,6 +61,10 @@ kb_ctx *kb_ctx_create(cudaStream_t stream, kb_math_mode mode, unsigned flags, ch
 void kb_ctx_destroy(kb_ctx *ctx);
 
 cudaStream_t kb_ctx_stream(const kb_ctx *ctx);
+
+/* Versions of the libraries the op library runs with (cublasGetProperty-style integers:
+ * cuBLAS major*10000+minor*100+patch, cudnnGetVersion()), for the artifacts' records. */
+void kb_ops_versions(int *cublas_version, int *cudnn_version);
 kb_math_mode kb_ctx_math(const kb_ctx *ctx);
 void kb_ctx_set_math(kb_ctx *ctx, kb_math_mode mode);
 

@@ -41,7 +41,8 @@ typedef enum kb_role {
  *   RANDINT         integers uniform in [a,b)       torch.randint(a, b)
  *   CONST           a
  *   BERNOULLI       1 with probability a, else 0    torch.rand(...) < a  (bool masks)
- *   SIGN            -1 or +1 with equal probability torch.randint(0,2)*2-1 */
+ *   SIGN            -1 or +1 with equal probability torch.randint(0,2)*2-1
+ *   LOGUNIFORM_SIGNED  +-10^U[a,b): wide dynamic range (used by the strict distributions) */
 typedef enum kb_gen_kind {
     KB_GEN_RAND = 0,
     KB_GEN_RANDN = 1,
@@ -52,7 +53,8 @@ typedef enum kb_gen_kind {
     KB_GEN_RANDINT = 6,
     KB_GEN_CONST = 7,
     KB_GEN_BERNOULLI = 8,
-    KB_GEN_SIGN = 9
+    KB_GEN_SIGN = 9,
+    KB_GEN_LOGUNIFORM_SIGNED = 10
 } kb_gen_kind;
 
 typedef struct kb_gen {

@@ -53,6 +53,13 @@
 #define KB_EXPORT
 #endif
 
+/* Helpers below are usable in host and device code. */
+#ifdef __CUDACC__
+#define KB_INLINE static inline __host__ __device__
+#else
+#define KB_INLINE static inline
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -99,7 +106,7 @@ typedef struct kb_args {
 KB_EXPORT int kb_forward(const kb_args *args);
 
 /* Number of elements of a shape (1 for ndim == 0). */
-static inline int64_t kb_shape_numel(int32_t ndim, const int64_t *shape)
+KB_INLINE int64_t kb_shape_numel(int32_t ndim, const int64_t *shape)
 {
     int64_t n = 1;
     for (int32_t i = 0; i < ndim; i++)
@@ -107,11 +114,11 @@ static inline int64_t kb_shape_numel(int32_t ndim, const int64_t *shape)
     return n;
 }
 
-static inline int64_t kb_input_numel(const kb_input *t) { return kb_shape_numel(t->ndim, t->shape); }
-static inline int64_t kb_output_numel(const kb_output *t) { return kb_shape_numel(t->ndim, t->shape); }
+KB_INLINE int64_t kb_input_numel(const kb_input *t) { return kb_shape_numel(t->ndim, t->shape); }
+KB_INLINE int64_t kb_output_numel(const kb_output *t) { return kb_shape_numel(t->ndim, t->shape); }
 
 /* Bytes per element of a dtype (0 for an unknown value). */
-static inline int kb_dtype_size(kb_dtype t)
+KB_INLINE int kb_dtype_size(kb_dtype t)
 {
     switch (t) {
     case KB_F32: return 4;

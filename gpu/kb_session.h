@@ -1,0 +1,85 @@
+/*
+ * kb_session.h -- the parent side of a GPU stage's work on one cell: the problem's tensors in
+ * device memory owned by this (trusted) process, the reference computed here, and a kb-runner
+ * child that maps the tensors and runs the target (submission or reference) on request.
+ *
+ * Whatever the child does -- crash, hang, exit, CUDA error, sandbox violation -- comes back as a
+ * kb_outcome with a detail string; this process and its CUDA context are never affected, so the
+ * stage records the outcome in the cell's artifact and ends normally.
+ */
+#ifndef KB_SESSION_H
+#define KB_SESSION_H
+
+#include <stdint.h>
+
+#include "kb/ops.h"
+#include "kb/problem.h"
+#include "kb_artifact.h"
+#include "kb_close.h"
+#include "kb_msg.h"
+#include "kb_rng.h"
+#include "kb_util.h"
+
+typedef struct kb_session kb_session;
+
+typedef struct kb_session_opts {
+    const char *runner;        /* path of kb-runner */
+    const char *problem_so;
+    const char *submission_so; /* KB_TARGET_SUBMISSION only */
+    int target;                /* KB_TARGET_SUBMISSION or KB_TARGET_REFERENCE */
+    kb_math_mode target_math;  /* KB_TARGET_REFERENCE: the baseline's math mode */
+    unsigned init_flags;       /* KB_INIT_* */
+    int device;
+    double call_timeout_s;
+    const char *log_path;      /* the child's stdout/stderr */
+    int need_reference;        /* compute reference outputs here (correctness stages) */
+    kb_math_mode ref_math;     /* ... in this math mode */
+    int need_magnitude;        /* also a magnitude reference (strict tolerance) */
+} kb_session_opts;
+
+/* What happened to one request to the child. */
+typedef struct kb_call_outcome {
+    kb_outcome outcome; /* KB_OUT_OK if the child answered and kb_forward returned 0 */
+    char detail[1024];
+    kb_msg_called called; /* valid when the child answered a CALL */
+} kb_call_outcome;
+
+/* Loads the problem, allocates its tensors (and reference buffers), starts the child and
+ * waits until it is ready. A submission that cannot be loaded is not an error of this call:
+ * *ready says so (KB_OUT_LOAD_ERROR, ...), and the session can still be closed. */
+kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb_err *err);
+void kb_session_close(kb_session *s);
+
+const kb_problem *kb_session_problem(const kb_session *s);
+/* 1 while the child is alive and usable. */
+int kb_session_alive(const kb_session *s);
+
+/* Fills the INPUT-role tensors under `inputs` and the PARAM-role tensors under `params`. */
+int kb_session_draw(kb_session *s, const kb_draw *inputs, const kb_draw *params, kb_err *err);
+/* Runs the reference here: into the reference buffers (magnitude = 0), or -- after replacing
+ * every floating-point input and parameter by its absolute value -- into the magnitude buffers
+ * (magnitude = 1; the inputs must be re-drawn afterwards). Returns -1 if the reference failed;
+ * *nonfinite is set if its output holds NaN or inf. */
+int kb_session_reference(kb_session *s, int magnitude, int *nonfinite, kb_err *err);
+/* Fills every output with poison (NaN for floats). */
+int kb_session_poison(kb_session *s, kb_err *err);
+/* One forward call in the child. Returns 0 if the child answered (even with a failure, see
+ * co->outcome), -1 on a harness error. */
+int kb_session_call(kb_session *s, unsigned call_flags, kb_call_outcome *co, kb_err *err);
+/* Times the target in the child. *samples (malloc'd) gets h->n samples. */
+int kb_session_time(kb_session *s, const kb_msg_time *t, kb_msg_timed *h, kb_msg_sample **samples,
+                    kb_call_outcome *co, kb_err *err);
+/* The child's allocation report. */
+int kb_session_memory(kb_session *s, kb_msg_mem *m, kb_call_outcome *co, kb_err *err);
+/* Compares output i with its reference. */
+int kb_session_compare(kb_session *s, uint32_t i, double tau, double strict_atol, double strict_rtol,
+                       kb_cmp_stats *st, kb_err *err);
+/* Hash of every input and parameter (to check the call left them unchanged). */
+int kb_session_inputs_hash(kb_session *s, uint64_t *hash, kb_err *err);
+/* Hash of output i (bitwise determinism). */
+int kb_session_output_hash(kb_session *s, uint32_t i, uint64_t *hash, kb_err *err);
+
+/* The last lines of the child's log (malloc'd, at most max bytes). */
+char *kb_session_log_tail(kb_session *s, size_t max);
+
+#endif /* KB_SESSION_H */

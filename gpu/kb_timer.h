@@ -1,0 +1,72 @@
+/*
+ * kb_timer.h -- the two timers behind one interface; kernels and baselines are timed by the
+ * same code with the same settings (kb-runner calls it for both).
+ *
+ * Every sample, warm-ups included, goes through the same steps with all instrumentation on:
+ *   prepare(sample)          optional, untimed: e.g. re-draw the inputs (strict)
+ *   [flush L2]               robust timer: cudaMemsetAsync over 2 x the device's L2 size
+ *   device synchronise; host clock t0
+ *   event e0; forward(); event e1      on the given stream
+ *   synchronise e1; host clock t1; device synchronise; host clock t2
+ *   SM clock and clock-event reasons (NVML)
+ * event_ms = e1 - e0 (the reported time); wall_ms = t2 - t0 (includes launch overhead and any
+ * work that escaped the stream: compare the two, DESIGN.md's "work confined to the stream").
+ *
+ * Paper timer: warm-up calls, then exactly `trials` samples; the paper reports their MEAN.
+ * Robust timer: at least min_samples, then stop as soon as the median's distribution-free 95%
+ * confidence interval has a half-width <= noise x median ("noise"), or at max_samples
+ * ("max_samples"), or when max_time_s of timing has elapsed ("max_time"); the reason is kept.
+ */
+#ifndef KB_TIMER_H
+#define KB_TIMER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "kb_config.h"
+#include "kb_msg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef int (*kb_forward_fn)(void *user);          /* enqueue one call; 0 = ok */
+typedef int (*kb_prepare_fn)(void *user, int sample); /* before a sample, untimed; 0 = ok */
+
+typedef struct kb_timer_opts {
+    kb_timer_kind kind;
+    int warmup;
+    int trials;
+    int min_samples, max_samples;
+    double noise;
+    double max_time_s;
+    int flush_l2;
+    int device; /* for the L2 size and NVML */
+} kb_timer_opts;
+
+typedef struct kb_timer_result {
+    int status;            /* 0 ok; -1 forward() failed (see forward_rc / cuda_error) */
+    int forward_rc;
+    int cuda_error;        /* cudaError_t seen while timing */
+    size_t n;
+    kb_msg_sample *samples; /* malloc'd, n entries */
+    char stop_reason[32];
+    double flush_bytes;
+    double total_s;
+    int throttle_samples;
+} kb_timer_result;
+
+/* Options from the config (the protocol's timer, or the one named by --timer). */
+void kb_timer_opts_from_config(const kb_config *cfg, int device, kb_timer_opts *o);
+
+int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forward, kb_prepare_fn prepare, void *user,
+                 kb_timer_result *res);
+void kb_timer_result_free(kb_timer_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KB_TIMER_H */

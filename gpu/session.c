@@ -1,0 +1,548 @@
+/* session.c -- see kb_session.h. */
+#include "kb_session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include "kb_gpu.h"
+#include "kb_problem_load.h"
+#include "kb_proc.h"
+#include "kb_sandbox.h"
+
+#define MAX_T 64
+
+struct kb_session {
+    kb_session_opts o;
+    void *handle;
+    const kb_problem *p;
+    cudaStream_t stream;
+    kb_ctx *ctx;
+    void *in[MAX_T], *out[MAX_T], *ref[MAX_T], *mag[MAX_T];
+    kb_child child;
+    int alive;
+    kb_call_outcome death; /* how the child ended, once it has */
+    char log_path[4096];
+};
+
+const kb_problem *kb_session_problem(const kb_session *s) { return s->p; }
+int kb_session_alive(const kb_session *s) { return s->alive; }
+
+static uint64_t out_bytes(const kb_session *s, uint32_t i) { return kb_spec_bytes(&s->p->outputs[i]); }
+
+/* The child is gone or unusable: reap it and describe why, once. */
+static void child_ended(kb_session *s, int timed_out, const kb_msg_status *fatal)
+{
+    if (!s->alive)
+        return;
+    s->alive = 0;
+    int status = 0;
+    if (timed_out || kb_child_wait(&s->child, 5.0, &status) != 0) {
+        kb_child_kill(&s->child, &status);
+    } else {
+        close(s->child.to_child);
+        close(s->child.from_child);
+        s->child.to_child = s->child.from_child = -1;
+    }
+    kb_call_outcome *d = &s->death;
+    if (fatal && fatal->code) {
+        d->outcome = (fatal->kind > 0 && fatal->kind < KB_OUT__COUNT) ? (kb_outcome)fatal->kind : KB_OUT_CRASH;
+        snprintf(d->detail, sizeof d->detail, "%s", fatal->text);
+    } else if (timed_out) {
+        d->outcome = KB_OUT_TIMEOUT;
+        snprintf(d->detail, sizeof d->detail, "no answer within %.0f s: process killed", s->o.call_timeout_s);
+    } else if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        if (sig == SIGSYS) {
+            d->outcome = KB_OUT_SANDBOX;
+            snprintf(d->detail, sizeof d->detail, "killed by SIGSYS (forbidden system call)");
+        } else if (sig == SIGABRT) {
+            d->outcome = KB_OUT_EXITED;
+            snprintf(d->detail, sizeof d->detail, "aborted (SIGABRT) inside kb_forward");
+        } else if (sig == SIGXFSZ) {
+            d->outcome = KB_OUT_SANDBOX;
+            snprintf(d->detail, sizeof d->detail, "exceeded the output file size limit (SIGXFSZ)");
+        } else {
+            d->outcome = KB_OUT_CRASH;
+            snprintf(d->detail, sizeof d->detail, "signal %d (%s)", sig, strsignal(sig));
+        }
+    } else if (WIFEXITED(status)) {
+        if (WEXITSTATUS(status) == KB_RUNNER_EXIT_SANDBOX) {
+            d->outcome = KB_OUT_SANDBOX;
+            snprintf(d->detail, sizeof d->detail, "forbidden system call");
+        } else {
+            d->outcome = KB_OUT_EXITED;
+            snprintf(d->detail, sizeof d->detail, "the process exited with status %d inside kb_forward",
+                     WEXITSTATUS(status));
+        }
+    } else {
+        d->outcome = KB_OUT_CRASH;
+        snprintf(d->detail, sizeof d->detail, "the process ended (status 0x%x)", status);
+    }
+}
+
+/* Receives the reply to a request; on death or timeout fills co from the death record. Returns
+ * 0 with type and len set on a normal reply, 1 if the child is gone (co filled). */
+static int await(kb_session *s, uint32_t want, void *buf, size_t cap, size_t *len, double timeout_s, kb_call_outcome *co)
+{
+    if (!s->alive) {
+        *co = s->death;
+        return 1;
+    }
+    uint32_t type;
+    int rc = kb_msg_recv(s->child.from_child, &type, buf, cap, len, timeout_s);
+    if (rc == -2) {
+        child_ended(s, 1, NULL);
+    } else if (rc != 0) {
+        child_ended(s, 0, NULL);
+    } else if (type == KB_MSG_FATAL && *len == sizeof(kb_msg_status)) {
+        child_ended(s, 0, (const kb_msg_status *)buf);
+    } else if (type != want) {
+        kb_msg_status st = {1, KB_OUT_HARNESS_ERROR, ""};
+        snprintf(st.text, sizeof st.text, "protocol violation: got message %u, expected %u", type, want);
+        child_ended(s, 1, &st);
+    } else {
+        return 0;
+    }
+    *co = s->death;
+    return 1;
+}
+
+static int send_req(kb_session *s, uint32_t type, const void *p, size_t len, kb_call_outcome *co)
+{
+    if (!s->alive) {
+        *co = s->death;
+        return 1;
+    }
+    if (kb_msg_send(s->child.to_child, type, p, len) != 0) {
+        child_ended(s, 0, NULL);
+        *co = s->death;
+        return 1;
+    }
+    return 0;
+}
+
+kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb_err *err)
+{
+    signal(SIGPIPE, SIG_IGN);
+    memset(ready, 0, sizeof *ready);
+    kb_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        kb_errf(err, KB_EXIT_FAIL, "out of memory");
+        return NULL;
+    }
+    s->o = *o;
+    s->child.pid = -1;
+    s->child.to_child = s->child.from_child = -1;
+    snprintf(s->log_path, sizeof s->log_path, "%s", o->log_path);
+    s->p = kb_problem_load(o->problem_so, &s->handle, err);
+    if (!s->p)
+        goto fail;
+    if (s->p->n_inputs + s->p->n_outputs > MAX_T) {
+        kb_errf(err, KB_EXIT_FAIL, "problem %s has too many tensors", s->p->id);
+        goto fail;
+    }
+    if (cudaStreamCreate(&s->stream) != cudaSuccess) {
+        kb_errf(err, KB_EXIT_FAIL, "cudaStreamCreate: %s", cudaGetErrorString(cudaGetLastError()));
+        goto fail;
+    }
+    for (uint32_t i = 0; i < s->p->n_inputs; i++) {
+        cudaError_t e = cudaMalloc(&s->in[i], kb_spec_bytes(&s->p->inputs[i]));
+        if (e != cudaSuccess) {
+            kb_errf(err, KB_EXIT_FAIL, "allocating input %s (%llu bytes): %s", s->p->inputs[i].name,
+                    (unsigned long long)kb_spec_bytes(&s->p->inputs[i]), cudaGetErrorString(e));
+            goto fail;
+        }
+    }
+    for (uint32_t i = 0; i < s->p->n_outputs; i++) {
+        uint64_t b = out_bytes(s, i);
+        cudaError_t e = cudaMalloc(&s->out[i], b);
+        if (e == cudaSuccess)
+            e = cudaMemset(s->out[i], 0, b);
+        if (e == cudaSuccess && o->need_reference)
+            e = cudaMalloc(&s->ref[i], b);
+        if (e == cudaSuccess && o->need_magnitude)
+            e = cudaMalloc(&s->mag[i], b);
+        if (e != cudaSuccess) {
+            kb_errf(err, KB_EXIT_FAIL, "allocating output %s (%llu bytes): %s", s->p->outputs[i].name,
+                    (unsigned long long)b, cudaGetErrorString(e));
+            goto fail;
+        }
+    }
+    if (o->need_reference) {
+        char msg[512];
+        s->ctx = kb_ctx_create(s->stream, o->ref_math, KB_CTX_CACHING, msg, sizeof msg);
+        if (!s->ctx) {
+            kb_errf(err, KB_EXIT_FAIL, "%s", msg);
+            goto fail;
+        }
+    }
+    /* The child. */
+    char *argv[8];
+    int k = 0;
+    argv[k++] = (char *)o->runner;
+    argv[k++] = "--problem";
+    argv[k++] = (char *)o->problem_so;
+    if (o->target == KB_TARGET_SUBMISSION) {
+        argv[k++] = "--submission";
+        argv[k++] = (char *)o->submission_so;
+    }
+    argv[k] = NULL;
+    if (kb_mkdirs_for(o->log_path, err) != 0 || kb_child_spawn(argv, o->log_path, &s->child, err) != 0)
+        goto fail;
+    s->alive = 1;
+    size_t n_t = s->p->n_inputs + s->p->n_outputs;
+    size_t len = sizeof(kb_msg_init) + n_t * sizeof(kb_msg_tensor);
+    char *buf = calloc(1, len);
+    if (!buf) {
+        kb_errf(err, KB_EXIT_FAIL, "out of memory");
+        goto fail;
+    }
+    kb_msg_init *ini = (kb_msg_init *)buf;
+    ini->target = (uint32_t)o->target;
+    ini->flags = o->init_flags;
+    ini->device = o->device;
+    ini->matmul_tf32 = o->target_math.matmul_tf32;
+    ini->cudnn_tf32 = o->target_math.cudnn_tf32;
+    ini->n_tensors = (uint32_t)n_t;
+    kb_msg_tensor *t = (kb_msg_tensor *)(buf + sizeof *ini);
+    for (size_t i = 0; i < n_t; i++) {
+        void *ptr = i < s->p->n_inputs ? s->in[i] : s->out[i - s->p->n_inputs];
+        const kb_tensor_spec *sp = i < s->p->n_inputs ? &s->p->inputs[i] : &s->p->outputs[i - s->p->n_inputs];
+        cudaIpcMemHandle_t h;
+        cudaError_t e = cudaIpcGetMemHandle(&h, ptr);
+        if (e != cudaSuccess) {
+            free(buf);
+            kb_errf(err, KB_EXIT_FAIL, "cudaIpcGetMemHandle: %s", cudaGetErrorString(e));
+            goto fail;
+        }
+        memcpy(t[i].ipc_handle, &h, sizeof h);
+        t[i].bytes = kb_spec_bytes(sp);
+    }
+    int sent = send_req(s, KB_MSG_INIT, buf, len, ready);
+    free(buf);
+    if (!sent) {
+        kb_msg_status st;
+        size_t got;
+        /* Context creation, library loading and the submission's initialisers: generous. */
+        if (await(s, KB_MSG_READY, &st, sizeof st, &got, 120.0 + o->call_timeout_s, ready) == 0) {
+            if (got != sizeof st) {
+                ready->outcome = KB_OUT_HARNESS_ERROR;
+                snprintf(ready->detail, sizeof ready->detail, "malformed READY");
+            } else if (st.code) {
+                ready->outcome = (st.kind > 0 && st.kind < KB_OUT__COUNT) ? (kb_outcome)st.kind : KB_OUT_LOAD_ERROR;
+                snprintf(ready->detail, sizeof ready->detail, "%s", st.text);
+                child_ended(s, 0, &st);
+            }
+        }
+    }
+    if (ready->outcome == KB_OUT_HARNESS_ERROR) {
+        char *tail = kb_session_log_tail(s, 2000);
+        kb_errf(err, KB_EXIT_FAIL, "kb-runner failed to start: %s\n%s", ready->detail, tail ? tail : "");
+        free(tail);
+        goto fail;
+    }
+    return s;
+fail:
+    kb_session_close(s);
+    return NULL;
+}
+
+void kb_session_close(kb_session *s)
+{
+    if (!s)
+        return;
+    if (s->alive) {
+        kb_msg_send(s->child.to_child, KB_MSG_QUIT, NULL, 0);
+        int st;
+        if (kb_child_wait(&s->child, 10.0, &st) != 0)
+            kb_child_kill(&s->child, &st);
+        s->alive = 0;
+    }
+    if (s->child.to_child >= 0)
+        close(s->child.to_child);
+    if (s->child.from_child >= 0)
+        close(s->child.from_child);
+    if (s->ctx)
+        kb_ctx_destroy(s->ctx);
+    for (int i = 0; i < MAX_T; i++) {
+        if (s->in[i])
+            cudaFree(s->in[i]);
+        if (s->out[i])
+            cudaFree(s->out[i]);
+        if (s->ref[i])
+            cudaFree(s->ref[i]);
+        if (s->mag[i])
+            cudaFree(s->mag[i]);
+    }
+    if (s->stream)
+        cudaStreamDestroy(s->stream);
+    free(s);
+}
+
+int kb_session_draw(kb_session *s, const kb_draw *inputs, const kb_draw *params, kb_err *err)
+{
+    for (uint32_t i = 0; i < s->p->n_inputs; i++) {
+        const kb_tensor_spec *sp = &s->p->inputs[i];
+        const kb_draw *d = sp->role == KB_ROLE_PARAM ? params : inputs;
+        if (kb_dev_generate(s->in[i], sp, i, d, s->stream, err) != 0)
+            return -1;
+    }
+    KB_CUDA_CHECK(err, cudaStreamSynchronize(s->stream));
+    return 0;
+}
+
+int kb_session_reference(kb_session *s, int magnitude, int *nonfinite, kb_err *err)
+{
+    if (!s->ctx)
+        return kb_errf(err, KB_EXIT_FAIL, "session opened without need_reference");
+    if (magnitude && !s->mag[0])
+        return kb_errf(err, KB_EXIT_FAIL, "session opened without need_magnitude");
+    kb_input ins[MAX_T];
+    kb_output outs[MAX_T];
+    for (uint32_t i = 0; i < s->p->n_inputs; i++) {
+        const kb_tensor_spec *sp = &s->p->inputs[i];
+        if (magnitude && kb_dev_abs(s->in[i], sp->dtype, kb_shape_numel(sp->ndim, sp->shape), s->stream, err) != 0)
+            return -1;
+        ins[i].name = sp->name;
+        ins[i].dtype = sp->dtype;
+        ins[i].ndim = sp->ndim;
+        memcpy(ins[i].shape, sp->shape, sizeof ins[i].shape);
+        ins[i].data = s->in[i];
+    }
+    for (uint32_t i = 0; i < s->p->n_outputs; i++) {
+        const kb_tensor_spec *sp = &s->p->outputs[i];
+        outs[i].name = sp->name;
+        outs[i].dtype = sp->dtype;
+        outs[i].ndim = sp->ndim;
+        memcpy(outs[i].shape, sp->shape, sizeof outs[i].shape);
+        outs[i].data = magnitude ? s->mag[i] : s->ref[i];
+    }
+    kb_args a = {KB_ABI_VERSION, s->p->n_inputs, ins, s->p->n_outputs, outs, s->stream};
+    kb_ctx_clear_error(s->ctx);
+    int rc = s->p->reference(s->ctx, &a);
+    cudaError_t e = cudaStreamSynchronize(s->stream);
+    if (rc != 0)
+        return kb_errf(err, KB_EXIT_FAIL, "reference of %s failed: %s", s->p->id, kb_ctx_error(s->ctx));
+    if (e != cudaSuccess)
+        return kb_errf(err, KB_EXIT_FAIL, "reference of %s: %s (%s)", s->p->id, cudaGetErrorName(e), cudaGetErrorString(e));
+    if (nonfinite) {
+        *nonfinite = 0;
+        for (uint32_t i = 0; i < s->p->n_outputs; i++) {
+            const kb_tensor_spec *sp = &s->p->outputs[i];
+            kb_cmp_stats st;
+            if (kb_dev_compare(outs[i].data, outs[i].data, NULL, sp->dtype, kb_shape_numel(sp->ndim, sp->shape), 0.0, 0.0,
+                               0.0, &st, s->stream, err) != 0)
+                return -1;
+            if (st.n_nan_ref || st.n_inf_ref)
+                *nonfinite = 1;
+        }
+    }
+    return 0;
+}
+
+int kb_session_poison(kb_session *s, kb_err *err)
+{
+    for (uint32_t i = 0; i < s->p->n_outputs; i++) {
+        const kb_tensor_spec *sp = &s->p->outputs[i];
+        if (kb_dev_poison(s->out[i], sp->dtype, kb_shape_numel(sp->ndim, sp->shape), s->stream, err) != 0)
+            return -1;
+    }
+    KB_CUDA_CHECK(err, cudaStreamSynchronize(s->stream));
+    return 0;
+}
+
+/* A failed call: was it a failed allocation? Ask the child (host-side accounting survives a
+ * sticky CUDA error). */
+static int allocation_failed(kb_session *s, char *detail, size_t len)
+{
+    if (!(s->o.init_flags & KB_INIT_MEMTRACK) || !s->alive)
+        return 0;
+    kb_msg_mem m;
+    kb_call_outcome co;
+    kb_err err;
+    if (kb_session_memory(s, &m, &co, &err) != 0 || co.outcome != KB_OUT_OK || m.n_failed == 0)
+        return 0;
+    char b[64];
+    kb_fmt_bytes(b, sizeof b, (double)m.largest_failed);
+    snprintf(detail, len, "a device allocation of %s failed (%lld failed allocations)", b, (long long)m.n_failed);
+    return 1;
+}
+
+int kb_session_call(kb_session *s, unsigned flags, kb_call_outcome *co, kb_err *err)
+{
+    memset(co, 0, sizeof *co);
+    KB_CUDA_CHECK(err, cudaDeviceSynchronize()); /* our writes are complete before the child reads */
+    kb_msg_call c = {flags};
+    if (send_req(s, KB_MSG_CALL, &c, sizeof c, co))
+        return 0;
+    size_t len;
+    kb_msg_called r;
+    if (await(s, KB_MSG_CALLED, &r, sizeof r, &len, s->o.call_timeout_s, co))
+        return 0;
+    if (len != sizeof r) {
+        co->outcome = KB_OUT_HARNESS_ERROR;
+        snprintf(co->detail, sizeof co->detail, "malformed CALLED");
+        return 0;
+    }
+    co->called = r;
+    r.cuda_error_name[sizeof r.cuda_error_name - 1] = '\0';
+    r.cuda_error_text[sizeof r.cuda_error_text - 1] = '\0';
+    if (r.cuda_error != 0) {
+        /* cudaErrorMemoryAllocation = 2 */
+        if (r.cuda_error == (int)cudaErrorMemoryAllocation || allocation_failed(s, co->detail, sizeof co->detail)) {
+            co->outcome = KB_OUT_OOM;
+            if (!co->detail[0])
+                snprintf(co->detail, sizeof co->detail, "%s: %s", r.cuda_error_name, r.cuda_error_text);
+        } else {
+            co->outcome = KB_OUT_CUDA_ERROR;
+            snprintf(co->detail, sizeof co->detail, "%s: %s", r.cuda_error_name, r.cuda_error_text);
+        }
+        /* The child's context is unusable after most CUDA errors: end it. */
+        kb_msg_status st = {1, (int32_t)co->outcome, ""};
+        snprintf(st.text, sizeof st.text, "%s", co->detail);
+        child_ended(s, 1, &st);
+        return 0;
+    }
+    if (r.rc != 0) {
+        if (allocation_failed(s, co->detail, sizeof co->detail))
+            co->outcome = KB_OUT_OOM;
+        else {
+            co->outcome = KB_OUT_BAD_RETURN;
+            snprintf(co->detail, sizeof co->detail, "kb_forward returned %d", r.rc);
+        }
+        return 0;
+    }
+    co->outcome = KB_OUT_OK;
+    return 0;
+}
+
+int kb_session_time(kb_session *s, const kb_msg_time *t, kb_msg_timed *h, kb_msg_sample **samples, kb_call_outcome *co,
+                    kb_err *err)
+{
+    memset(co, 0, sizeof *co);
+    memset(h, 0, sizeof *h);
+    *samples = NULL;
+    KB_CUDA_CHECK(err, cudaDeviceSynchronize());
+    if (send_req(s, KB_MSG_TIME, t, sizeof *t, co))
+        return 0;
+    int max_calls = t->timer == KB_TIMER_PAPER ? t->warmup + t->trials : t->warmup + t->max_samples;
+    double timeout = s->o.call_timeout_s * 2.0 + (t->timer == KB_TIMER_PAPER ? 0.0 : t->max_time_s);
+    /* every call may take up to the call limit, but a working kernel takes milliseconds: allow
+     * the whole run the per-call limit for each call, capped at an hour */
+    double per_call_total = s->o.call_timeout_s * (double)max_calls;
+    timeout += per_call_total < 3600.0 ? per_call_total : 3600.0;
+    size_t cap = sizeof(kb_msg_timed) + (size_t)(max_calls + 1) * sizeof(kb_msg_sample);
+    char *buf = malloc(cap);
+    if (!buf)
+        return kb_errf(err, KB_EXIT_FAIL, "out of memory");
+    size_t len;
+    if (await(s, KB_MSG_TIMED, buf, cap, &len, timeout, co)) {
+        free(buf);
+        return 0;
+    }
+    memcpy(h, buf, sizeof *h < len ? sizeof *h : len);
+    h->stop_reason[sizeof h->stop_reason - 1] = '\0';
+    h->text[sizeof h->text - 1] = '\0';
+    if (len < sizeof *h || h->n < 0 || len != sizeof *h + (size_t)h->n * sizeof(kb_msg_sample)) {
+        free(buf);
+        co->outcome = KB_OUT_HARNESS_ERROR;
+        snprintf(co->detail, sizeof co->detail, "malformed TIMED");
+        return 0;
+    }
+    *samples = malloc((size_t)(h->n ? h->n : 1) * sizeof **samples);
+    if (!*samples) {
+        free(buf);
+        return kb_errf(err, KB_EXIT_FAIL, "out of memory");
+    }
+    memcpy(*samples, buf + sizeof *h, (size_t)h->n * sizeof **samples);
+    free(buf);
+    if (h->status != 0) {
+        co->outcome = (h->status > 0 && h->status < KB_OUT__COUNT) ? (kb_outcome)h->status : KB_OUT_CRASH;
+        snprintf(co->detail, sizeof co->detail, "%s", h->text);
+        if (co->outcome == KB_OUT_CUDA_ERROR) {
+            kb_msg_status st = {1, (int32_t)co->outcome, ""};
+            snprintf(st.text, sizeof st.text, "%s", co->detail);
+            child_ended(s, 1, &st);
+        }
+    } else {
+        co->outcome = KB_OUT_OK;
+    }
+    return 0;
+}
+
+int kb_session_memory(kb_session *s, kb_msg_mem *m, kb_call_outcome *co, kb_err *err)
+{
+    (void)err;
+    memset(co, 0, sizeof *co);
+    memset(m, 0, sizeof *m);
+    if (send_req(s, KB_MSG_MEMORY, NULL, 0, co))
+        return 0;
+    size_t len;
+    if (await(s, KB_MSG_MEMREPORT, m, sizeof *m, &len, 30.0, co))
+        return 0;
+    if (len != sizeof *m) {
+        co->outcome = KB_OUT_HARNESS_ERROR;
+        snprintf(co->detail, sizeof co->detail, "malformed MEMREPORT");
+        return 0;
+    }
+    co->outcome = KB_OUT_OK;
+    return 0;
+}
+
+int kb_session_compare(kb_session *s, uint32_t i, double tau, double satol, double srtol, kb_cmp_stats *st, kb_err *err)
+{
+    const kb_tensor_spec *sp = &s->p->outputs[i];
+    return kb_dev_compare(s->ref[i], s->out[i], s->mag[i], sp->dtype, kb_shape_numel(sp->ndim, sp->shape), tau, satol,
+                          srtol, st, s->stream, err);
+}
+
+int kb_session_inputs_hash(kb_session *s, uint64_t *hash, kb_err *err)
+{
+    uint64_t h = 0;
+    for (uint32_t i = 0; i < s->p->n_inputs; i++) {
+        uint64_t x;
+        if (kb_dev_hash(s->in[i], kb_spec_bytes(&s->p->inputs[i]), &x, s->stream, err) != 0)
+            return -1;
+        h = kb_mix64(h ^ x);
+    }
+    *hash = h;
+    return 0;
+}
+
+int kb_session_output_hash(kb_session *s, uint32_t i, uint64_t *hash, kb_err *err)
+{
+    return kb_dev_hash(s->out[i], out_bytes(s, i), hash, s->stream, err);
+}
+
+char *kb_session_log_tail(kb_session *s, size_t max)
+{
+    int fd = open(s->log_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat stt;
+    if (fstat(fd, &stt) != 0) {
+        close(fd);
+        return NULL;
+    }
+    off_t start = stt.st_size > (off_t)max ? stt.st_size - (off_t)max : 0;
+    size_t n = (size_t)(stt.st_size - start);
+    char *buf = malloc(n + 1);
+    ssize_t got = buf ? pread(fd, buf, n, start) : -1;
+    close(fd);
+    if (got < 0) {
+        free(buf);
+        return NULL;
+    }
+    buf[got] = '\0';
+    return buf;
+}

@@ -1,0 +1,167 @@
+/* timer.c -- see kb_timer.h. */
+#include "kb_timer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kb_gpu.h"
+#include "kb_stats.h"
+
+void kb_timer_opts_from_config(const kb_config *c, int device, kb_timer_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->kind = c->timer;
+    o->warmup = c->warmup;
+    o->trials = c->trials;
+    o->min_samples = c->min_samples;
+    o->max_samples = c->max_samples;
+    o->noise = c->noise;
+    o->max_time_s = c->max_time_s;
+    o->flush_l2 = c->timer == KB_TIMER_ROBUST;
+    o->device = device;
+}
+
+static int push(kb_timer_result *r, size_t *cap, kb_msg_sample s)
+{
+    if (r->n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 128;
+        kb_msg_sample *ns = realloc(r->samples, nc * sizeof *ns);
+        if (!ns)
+            return -1;
+        r->samples = ns;
+        *cap = nc;
+    }
+    r->samples[r->n++] = s;
+    return 0;
+}
+
+/* Relative half-width of the median's 95% CI over the event times so far. */
+static double median_noise(const kb_timer_result *r)
+{
+    double *x = malloc(r->n * sizeof *x);
+    if (!x)
+        return INFINITY;
+    for (size_t i = 0; i < r->n; i++)
+        x[i] = r->samples[i].event_ms;
+    kb_summary s;
+    kb_summarize(x, r->n, &s);
+    free(x);
+    return isnan(s.median_rel_ci) ? INFINITY : s.median_rel_ci;
+}
+
+int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forward, kb_prepare_fn prepare, void *user,
+                 kb_timer_result *res)
+{
+    memset(res, 0, sizeof *res);
+    size_t cap = 0;
+    cudaEvent_t e0, e1;
+    if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) {
+        res->status = -1;
+        res->cuda_error = (int)cudaGetLastError();
+        snprintf(res->stop_reason, sizeof res->stop_reason, "error");
+        return -1;
+    }
+    void *flush = NULL;
+    size_t flush_bytes = 0;
+    if (o->flush_l2) {
+        int l2 = 0;
+        cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, o->device);
+        flush_bytes = 2 * (size_t)(l2 > 0 ? l2 : 64 << 20);
+        if (cudaMalloc(&flush, flush_bytes) != cudaSuccess) {
+            flush = NULL;
+            flush_bytes = 0;
+        }
+    }
+    res->flush_bytes = (double)flush_bytes;
+    int total = 0, timed = 0, rc = 0;
+    double t_start = kb_now_s();
+    const char *why = "trials";
+    for (;;) {
+        int is_warm = total < o->warmup;
+        if (prepare && (rc = prepare(user, total)) != 0) {
+            res->forward_rc = rc;
+            why = "error";
+            break;
+        }
+        if (flush)
+            cudaMemsetAsync(flush, total & 0xff, flush_bytes, stream);
+        cudaError_t ce = cudaDeviceSynchronize();
+        if (ce != cudaSuccess) {
+            res->cuda_error = (int)ce;
+            why = "error";
+            rc = -1;
+            break;
+        }
+        uint64_t t0 = kb_now_ns();
+        cudaEventRecord(e0, stream);
+        rc = forward(user);
+        cudaEventRecord(e1, stream);
+        ce = cudaEventSynchronize(e1);
+        uint64_t t1 = kb_now_ns();
+        cudaError_t ce2 = cudaDeviceSynchronize();
+        uint64_t t2 = kb_now_ns();
+        if (ce == cudaSuccess)
+            ce = ce2;
+        if (ce == cudaSuccess)
+            ce = cudaGetLastError();
+        if (rc != 0 || ce != cudaSuccess) {
+            res->forward_rc = rc;
+            res->cuda_error = (int)ce;
+            why = "error";
+            rc = -1;
+            break;
+        }
+        (void)t1;
+        float ms = 0.0f;
+        cudaEventElapsedTime(&ms, e0, e1);
+        kb_msg_sample s;
+        s.event_ms = ms;
+        s.wall_ms = (double)(t2 - t0) * 1e-6;
+        s.sm_clock_mhz = kb_gpu_sm_clock_mhz(o->device);
+        s.throttle_reasons = kb_gpu_throttle_reasons(o->device);
+        total++;
+        if (is_warm)
+            continue;
+        if (push(res, &cap, s) != 0) {
+            why = "error";
+            rc = -1;
+            break;
+        }
+        if (s.throttle_reasons & KB_THROTTLE_SLOWDOWN_MASK)
+            res->throttle_samples++;
+        timed++;
+        if (o->kind == KB_TIMER_PAPER) {
+            if (timed >= o->trials)
+                break;
+            continue;
+        }
+        if (timed >= o->max_samples) {
+            why = "max_samples";
+            break;
+        }
+        if (kb_now_s() - t_start >= o->max_time_s && timed >= 1) {
+            why = "max_time";
+            break;
+        }
+        if (timed >= o->min_samples && median_noise(res) <= o->noise) {
+            why = "noise";
+            break;
+        }
+    }
+    res->total_s = kb_now_s() - t_start;
+    snprintf(res->stop_reason, sizeof res->stop_reason, "%s", why);
+    res->status = rc ? -1 : 0;
+    if (flush)
+        cudaFree(flush);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return res->status;
+}
+
+void kb_timer_result_free(kb_timer_result *res)
+{
+    free(res->samples);
+    res->samples = NULL;
+    res->n = 0;
+}

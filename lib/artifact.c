@@ -1,0 +1,99 @@
+/* artifact.c -- see kb_artifact.h. */
+#include "kb_artifact.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *outcome_names[KB_OUT__COUNT] = {
+    [KB_OUT_OK] = "ok",
+    [KB_OUT_WRONG] = "wrong_answer",
+    [KB_OUT_CUDA_ERROR] = "cuda_error",
+    [KB_OUT_CRASH] = "crash",
+    [KB_OUT_TIMEOUT] = "timeout",
+    [KB_OUT_OOM] = "out_of_memory",
+    [KB_OUT_EXITED] = "exited",
+    [KB_OUT_SANDBOX] = "sandbox_violation",
+    [KB_OUT_BAD_RETURN] = "bad_return",
+    [KB_OUT_COMPILE_ERROR] = "compile_error",
+    [KB_OUT_LOAD_ERROR] = "load_error",
+    [KB_OUT_REJECTED] = "rejected",
+    [KB_OUT_NO_SUBMISSION] = "no_submission",
+    [KB_OUT_HARNESS_ERROR] = "harness_error",
+};
+
+const char *kb_outcome_name(kb_outcome o) { return (o >= 0 && o < KB_OUT__COUNT) ? outcome_names[o] : "?"; }
+
+kb_outcome kb_outcome_parse(const char *name)
+{
+    for (int i = 0; i < KB_OUT__COUNT; i++)
+        if (!strcmp(name, outcome_names[i]))
+            return (kb_outcome)i;
+    return KB_OUT__COUNT;
+}
+
+kb_h5w *kb_artifact_begin(const char *path, const char *stage, const kb_cell *cell, const kb_config *cfg, kb_err *err)
+{
+    kb_h5w *w = kb_h5w_create(path, err);
+    if (!w)
+        return NULL;
+    char now[64], host[256] = "";
+    kb_utc_iso(now, sizeof now);
+    gethostname(host, sizeof host - 1);
+    const char *rev = getenv("KB_GIT_REV");
+    kb_h5w_attr_i64(w, "/", "schema_version", KB_SCHEMA_VERSION);
+    kb_h5w_attr_str(w, "/", "stage", stage);
+    kb_h5w_attr_str(w, "/", "model", cell->model);
+    kb_h5w_attr_str(w, "/", "problem", cell->problem);
+    kb_h5w_attr_str(w, "/", "sample", cell->sample ? cell->sample : "");
+    kb_h5w_attr_str(w, "/", "protocol", kb_protocol_name(cfg->protocol));
+    kb_h5w_attr_str(w, "/", "harness_rev", rev && rev[0] ? rev : "unknown");
+    kb_h5w_attr_str(w, "/", "host", host);
+    kb_h5w_attr_str(w, "/", "time_start", now);
+    kb_config_write(cfg, w, "/config");
+    return w;
+}
+
+void kb_artifact_env(kb_h5w *w, const kb_env *e)
+{
+    kb_h5w_attr_str(w, "/", "gpu_name", e->gpu_name);
+    kb_h5w_attr_str(w, "/", "gpu_uuid", e->gpu_uuid);
+    kb_h5w_attr_str(w, "/", "driver_version", e->driver_version);
+    kb_h5w_attr_i64(w, "/", "cuda_runtime_version", e->cuda_runtime_version);
+    kb_h5w_attr_i64(w, "/", "cuda_driver_version", e->cuda_driver_version);
+    kb_h5w_attr_i64(w, "/", "cublas_version", e->cublas_version);
+    kb_h5w_attr_i64(w, "/", "cudnn_version", e->cudnn_version);
+    kb_h5w_attr_i64(w, "/", "device", e->device);
+    kb_h5w_attr_f64(w, "/", "sm_clock_mhz_before", e->sm_clock_mhz_before);
+    kb_h5w_attr_f64(w, "/", "sm_clock_mhz_after", e->sm_clock_mhz_after);
+}
+
+int kb_artifact_finish(kb_h5w *w, kb_outcome outcome, const char *detail, kb_err *err)
+{
+    char now[64];
+    kb_utc_iso(now, sizeof now);
+    kb_h5w_attr_str(w, "/", "outcome", kb_outcome_name(outcome));
+    kb_h5w_attr_str(w, "/", "outcome_detail", detail ? detail : "");
+    kb_h5w_attr_str(w, "/", "time_end", now);
+    return kb_h5w_commit(w, err);
+}
+
+int kb_artifact_outcome(const char *path, kb_outcome *outcome, char *detail, size_t len, kb_err *err)
+{
+    kb_h5r *r = kb_h5r_open(path, err);
+    if (!r)
+        return -1;
+    char name[64];
+    int rc = kb_h5r_attr_str(r, "/", "outcome", name, sizeof name, err);
+    if (rc == 0) {
+        *outcome = kb_outcome_parse(name);
+        if (*outcome == KB_OUT__COUNT)
+            rc = kb_errf(err, KB_EXIT_FAIL, "%s: unknown outcome '%s'", path, name);
+    }
+    if (rc == 0 && detail && kb_h5r_attr_str(r, "/", "outcome_detail", detail, len, NULL) != 0)
+        detail[0] = '\0';
+    kb_h5r_close(r);
+    return rc;
+}

@@ -1,0 +1,25 @@
+/*
+ * kb_elf.h -- the dynamic symbols of a shared object (ELF64, little-endian), read directly from
+ * the file: what it imports (undefined symbols), what it exports (defined global or weak symbols
+ * of default visibility) and which libraries it needs (DT_NEEDED). No external tool needed.
+ */
+#ifndef KB_ELF_H
+#define KB_ELF_H
+
+#include <stddef.h>
+
+#include "kb_util.h"
+
+typedef struct kb_elf_syms {
+    char **imports;
+    size_t n_imports;
+    char **exports;
+    size_t n_exports;
+    char **needed;
+    size_t n_needed;
+} kb_elf_syms;
+
+int kb_elf_read(const char *path, kb_elf_syms *out, kb_err *err);
+void kb_elf_free(kb_elf_syms *s);
+
+#endif /* KB_ELF_H */

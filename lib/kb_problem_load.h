@@ -1,0 +1,20 @@
+/*
+ * kb_problem_load.h -- loading a problem's shared object and checking its descriptor, so that
+ * a malformed problem fails with a message naming the field, before any GPU work.
+ */
+#ifndef KB_PROBLEM_LOAD_H
+#define KB_PROBLEM_LOAD_H
+
+#include "kb/problem.h"
+#include "kb_util.h"
+
+/* dlopen()s path and returns its validated descriptor; *handle keeps it loaded. */
+const kb_problem *kb_problem_load(const char *path, void **handle, kb_err *err);
+/* Checks a descriptor (also used by tests on static descriptors). */
+int kb_problem_validate(const kb_problem *p, kb_err *err);
+/* Bytes of tensor spec s. */
+uint64_t kb_spec_bytes(const kb_tensor_spec *s);
+/* Sum of the bytes of every input and output: the resident data of one call. */
+uint64_t kb_problem_resident_bytes(const kb_problem *p);
+
+#endif /* KB_PROBLEM_LOAD_H */

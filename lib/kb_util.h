@@ -1,0 +1,66 @@
+/*
+ * kb_util.h -- errors as values, time, paths and small string helpers for the host library.
+ *
+ * Errors: functions that can fail take a kb_err * (may be NULL) and return 0 / -1 or a pointer /
+ * NULL. The message says what failed and, where the fix is knowable, what to do. The library
+ * never exits; only stage mains choose exit codes (kb_exit_code below).
+ */
+#ifndef KB_UTIL_H
+#define KB_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct kb_err {
+    int code;       /* one of kb_exit_code, for the stage main */
+    char msg[1024]; /* "" when no error */
+} kb_err;
+
+/* Exit codes shared by every stage (documented in each --help). */
+typedef enum kb_exit_code {
+    KB_EXIT_OK = 0,      /* the stage's artifact was written (whatever the cell's verdict) */
+    KB_EXIT_FAIL = 1,    /* the stage could not do its job (I/O error, bad artifact, ...) */
+    KB_EXIT_USAGE = 2,   /* bad command line */
+    KB_EXIT_NO_GPU = 3,  /* a GPU stage found no usable CUDA device */
+    KB_EXIT_MISSING = 4  /* a needed input (problem, submission, artifact) does not exist */
+} kb_exit_code;
+
+int kb_errf(kb_err *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Monotonic clock in nanoseconds / seconds. */
+uint64_t kb_now_ns(void);
+double kb_now_s(void);
+/* Current UTC time as ISO 8601 ("2026-11-29T14:37:40Z"). */
+void kb_utc_iso(char *buf, size_t len);
+
+/* mkdir -p for the directory part of `path` (everything before the last '/'). */
+int kb_mkdirs_for(const char *path, kb_err *err);
+int kb_mkdirs(const char *dir, kb_err *err);
+
+/* Reads a whole file (NUL-terminated); *len excludes the NUL. NULL + err on failure. */
+char *kb_read_file(const char *path, size_t *len, kb_err *err);
+/* Writes a whole file atomically (temp file in the same directory, fsync, rename). */
+int kb_write_file_atomic(const char *path, const void *data, size_t len, kb_err *err);
+int kb_file_exists(const char *path);
+
+/* snprintf into a fixed buffer; returns -1 if truncated. */
+int kb_fmt(char *buf, size_t len, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* FNV-1a 64-bit hash, and a mixing step for deriving seeds. */
+uint64_t kb_fnv1a64(const void *data, size_t len, uint64_t h);
+uint64_t kb_mix64(uint64_t x);
+
+/* "1.23 ms", "45.6 us": a duration for humans. */
+void kb_fmt_ms(char *buf, size_t len, double ms);
+/* "6.00 GiB": a byte count for humans. */
+void kb_fmt_bytes(char *buf, size_t len, double bytes);
+
+#endif /* KB_UTIL_H */

@@ -1,0 +1,207 @@
+/* util.c -- see kb_util.h. */
+#include "kb_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int kb_errf(kb_err *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        err->code = code;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+uint64_t kb_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+double kb_now_s(void) { return (double)kb_now_ns() * 1e-9; }
+
+void kb_utc_iso(char *buf, size_t len)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int kb_mkdirs(const char *dir, kb_err *err)
+{
+    char tmp[4096];
+    if (kb_fmt(tmp, sizeof tmp, "%s", dir) < 0)
+        return kb_errf(err, KB_EXIT_FAIL, "path too long: %s", dir);
+    size_t n = strlen(tmp);
+    for (size_t i = 1; i <= n; i++) {
+        if (tmp[i] == '/' || tmp[i] == '\0') {
+            char c = tmp[i];
+            tmp[i] = '\0';
+            if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+                return kb_errf(err, KB_EXIT_FAIL, "cannot create directory %s: %s", tmp, strerror(errno));
+            tmp[i] = c;
+        }
+    }
+    return 0;
+}
+
+int kb_mkdirs_for(const char *path, kb_err *err)
+{
+    char dir[4096];
+    if (kb_fmt(dir, sizeof dir, "%s", path) < 0)
+        return kb_errf(err, KB_EXIT_FAIL, "path too long: %s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return 0;
+    *slash = '\0';
+    return kb_mkdirs(dir, err);
+}
+
+char *kb_read_file(const char *path, size_t *len, kb_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        kb_errf(err, errno == ENOENT ? KB_EXIT_MISSING : KB_EXIT_FAIL, "cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+        if (n + 1 == cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!buf || bad) {
+        free(buf);
+        kb_errf(err, KB_EXIT_FAIL, "cannot read %s", path);
+        return NULL;
+    }
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+int kb_write_file_atomic(const char *path, const void *data, size_t len, kb_err *err)
+{
+    char tmp[4200];
+    if (kb_mkdirs_for(path, err) != 0)
+        return -1;
+    if (kb_fmt(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+        return kb_errf(err, KB_EXIT_FAIL, "path too long: %s", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return kb_errf(err, KB_EXIT_FAIL, "cannot create %s: %s", tmp, strerror(errno));
+    const char *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            return kb_errf(err, KB_EXIT_FAIL, "cannot write %s: %s%s", tmp, strerror(e),
+                           e == ENOSPC ? " (disk full: free space and re-run make; finished results are kept)" : "");
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return kb_errf(err, KB_EXIT_FAIL, "cannot flush %s: %s", tmp, strerror(e));
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return kb_errf(err, KB_EXIT_FAIL, "cannot rename %s to %s: %s", tmp, path, strerror(e));
+    }
+    return 0;
+}
+
+int kb_file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+int kb_fmt(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    return (n < 0 || (size_t)n >= len) ? -1 : n;
+}
+
+uint64_t kb_fnv1a64(const void *data, size_t len, uint64_t h)
+{
+    const unsigned char *p = data;
+    if (h == 0)
+        h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+uint64_t kb_mix64(uint64_t x)
+{
+    /* splitmix64 finaliser */
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+void kb_fmt_ms(char *buf, size_t len, double ms)
+{
+    if (ms != ms)
+        snprintf(buf, len, "-");
+    else if (ms >= 1000.0)
+        snprintf(buf, len, "%.2f s", ms / 1000.0);
+    else if (ms >= 1.0)
+        snprintf(buf, len, "%.3f ms", ms);
+    else
+        snprintf(buf, len, "%.1f us", ms * 1000.0);
+}
+
+void kb_fmt_bytes(char *buf, size_t len, double bytes)
+{
+    const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (bytes >= 1024.0 && u < 4) {
+        bytes /= 1024.0;
+        u++;
+    }
+    snprintf(buf, len, u ? "%.2f %s" : "%.0f %s", bytes, unit[u]);
+}
