@@ -54,7 +54,7 @@ CUDA_INC := -I$(CUDA)/include -I/usr/include/x86_64-linux-gnu
 CUDA_LIBDIR := $(CUDA)/lib64
 CUPTI_LIBDIR := $(firstword $(wildcard $(CUDA)/extras/CUPTI/lib64) $(CUDA_LIBDIR))
 GPU_LIBS := -L$(CUDA_LIBDIR) -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) \
-            -lcudart -lcupti -lcuda $(SECCOMP_A)
+            -lcudart -lcupti $(SECCOMP_A)
 
 ifeq ($(SAN),asan)
 SAN_FLAGS := -fsanitize=address -fno-omit-frame-pointer

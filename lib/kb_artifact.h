@@ -9,6 +9,10 @@
 #include "kb_h5.h"
 #include "kb_util.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define KB_SCHEMA_VERSION 1
 
 /* The outcome of a cell in one stage. Stable strings: they are the artifact format. */
@@ -63,5 +67,9 @@ int kb_artifact_finish(kb_h5w *w, kb_outcome outcome, const char *detail, kb_err
 
 /* Reads the outcome of an existing artifact. */
 int kb_artifact_outcome(const char *path, kb_outcome *outcome, char *detail, size_t len, kb_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* KB_ARTIFACT_H */

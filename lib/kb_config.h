@@ -16,6 +16,10 @@
 #include "kb_rng.h"
 #include "kb_util.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum kb_protocol_id { KB_PROTO_PAPER = 0, KB_PROTO_STRICT = 1 } kb_protocol_id;
 
 typedef enum kb_timer_kind {
@@ -82,5 +86,9 @@ typedef struct kb_dist {
 
 /* The distributions of the config's protocol. */
 const kb_dist *kb_protocol_dists(const kb_config *cfg, size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* KB_CONFIG_H */

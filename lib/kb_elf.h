@@ -10,6 +10,10 @@
 
 #include "kb_util.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct kb_elf_syms {
     char **imports;
     size_t n_imports;
@@ -21,5 +25,9 @@ typedef struct kb_elf_syms {
 
 int kb_elf_read(const char *path, kb_elf_syms *out, kb_err *err);
 void kb_elf_free(kb_elf_syms *s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* KB_ELF_H */

@@ -20,6 +20,10 @@
 
 #include "kb_util.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct kb_h5w kb_h5w;
 
 kb_h5w *kb_h5w_create(const char *path, kb_err *err);
@@ -66,5 +70,9 @@ int kb_h5r_text(kb_h5r *r, const char *path, char **text, kb_err *err);
 /* A string-array dataset: *strs is a malloc'd array of malloc'd strings; free with kb_h5r_free_strv. */
 int kb_h5r_strv(kb_h5r *r, const char *path, char ***strs, size_t *n, kb_err *err);
 void kb_h5r_free_strv(char **strs, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* KB_H5_H */

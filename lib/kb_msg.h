@@ -130,10 +130,18 @@ typedef struct kb_msg_mem {
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Sends one message. 0, or -1 if the pipe is closed. */
 int kb_msg_send(int fd, uint32_t type, const void *payload, size_t len);
 /* Receives one message of at most `cap` payload bytes into buf. Returns 0; -1 on EOF or a
  * malformed message; -2 on timeout. *type and *len are set on success. */
 int kb_msg_recv(int fd, uint32_t *type, void *buf, size_t cap, size_t *len, double timeout_s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* KB_MSG_H */

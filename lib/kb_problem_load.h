@@ -8,6 +8,10 @@
 #include "kb/problem.h"
 #include "kb_util.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* dlopen()s path and returns its validated descriptor; *handle keeps it loaded. */
 const kb_problem *kb_problem_load(const char *path, void **handle, kb_err *err);
 /* Checks a descriptor (also used by tests on static descriptors). */
@@ -16,5 +20,9 @@ int kb_problem_validate(const kb_problem *p, kb_err *err);
 uint64_t kb_spec_bytes(const kb_tensor_spec *s);
 /* Sum of the bytes of every input and output: the resident data of one call. */
 uint64_t kb_problem_resident_bytes(const kb_problem *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* KB_PROBLEM_LOAD_H */

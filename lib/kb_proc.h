@@ -11,6 +11,10 @@
 
 #include "kb_util.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct kb_cmd_result {
     int exited;      /* 1 if the process exited normally */
     int exit_status; /* its exit status */
@@ -48,5 +52,9 @@ int kb_child_wait(kb_child *child, double timeout_s, int *status);
 /* Pipe I/O with a deadline. Return 0, or -1 on EOF/error, -2 on timeout. */
 int kb_read_full(int fd, void *buf, size_t len, double timeout_s);
 int kb_write_full(int fd, const void *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* KB_PROC_H */

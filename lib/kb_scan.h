@@ -17,6 +17,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum kb_severity { KB_SEV_NONE = 0, KB_SEV_INFO = 1, KB_SEV_FLAG = 2, KB_SEV_REJECT = 3 } kb_severity;
 
 typedef struct kb_scan_rule {
@@ -33,5 +37,9 @@ const char *kb_scan_verdict_name(kb_severity worst); /* "clean", "clean", "flagg
 
 /* The whole table (for docs and tests). */
 const kb_scan_rule *kb_scan_rules(size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* KB_SCAN_H */

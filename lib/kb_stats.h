@@ -8,6 +8,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct kb_summary {
     size_t n;         /* finite samples used */
     double mean, stddev; /* stddev: sample standard deviation (n-1) */
@@ -35,5 +39,9 @@ double kb_geomean(const double *x, size_t n);
  * the median at `level` (e.g. 0.95): P(X_(lo) <= median <= X_(hi)) >= level. Returns -1 if n is
  * too small for the level. */
 int kb_median_ci_ranks(size_t n, double level, size_t *lo, size_t *hi);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* KB_STATS_H */

@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct kb_err {
     int code;       /* one of kb_exit_code, for the stage main */
     char msg[1024]; /* "" when no error */
@@ -62,5 +66,9 @@ uint64_t kb_mix64(uint64_t x);
 void kb_fmt_ms(char *buf, size_t len, double ms);
 /* "6.00 GiB": a byte count for humans. */
 void kb_fmt_bytes(char *buf, size_t len, double bytes);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* KB_UTIL_H */

@@ -1,0 +1,128 @@
+/* gpustage.c -- see kb_gpustage.h. */
+#include "kb_gpustage.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kb_gpu.h"
+
+int kb_gpu_stage_begin(kb_gpu_stage *st, const char *gpus, kb_err *err)
+{
+    st->t0 = kb_now_s();
+    if (kb_gpu_acquire(gpus, &st->device, &st->lock_fd, err) != 0)
+        return -1;
+    kb_gpu_env(st->device, &st->env);
+    return 0;
+}
+
+kb_h5w *kb_gpu_stage_artifact(kb_gpu_stage *st, const char *path, kb_err *err)
+{
+    kb_h5w *w = kb_artifact_begin(path, st->name, &st->cell, &st->cfg, err);
+    if (w)
+        kb_artifact_env(w, &st->env);
+    return w;
+}
+
+int kb_gpu_stage_finish(kb_gpu_stage *st, kb_h5w *w, kb_outcome outcome, const char *detail, kb_err *err)
+{
+    kb_h5w_attr_f64(w, "/", "sm_clock_mhz_after", kb_gpu_sm_clock_mhz(st->device));
+    kb_h5w_attr_f64(w, "/", "stage_wall_s", kb_now_s() - st->t0);
+    return kb_artifact_finish(w, outcome, detail, err);
+}
+
+int kb_read_compile(const char *path, kb_outcome *outcome, char *detail, size_t dlen, char *verdict, size_t vlen,
+                    char *reasons, size_t rlen, kb_err *err)
+{
+    kb_h5r *r = kb_h5r_open(path, err);
+    if (!r)
+        return -1;
+    char name[64];
+    int rc = kb_h5r_attr_str(r, "/", "outcome", name, sizeof name, err);
+    if (rc == 0) {
+        *outcome = kb_outcome_parse(name);
+        if (detail && kb_h5r_attr_str(r, "/", "outcome_detail", detail, dlen, NULL) != 0)
+            detail[0] = '\0';
+        if (verdict && kb_h5r_attr_str(r, "/symbols", "verdict", verdict, vlen, NULL) != 0)
+            snprintf(verdict, vlen, "none");
+        if (reasons && kb_h5r_attr_str(r, "/symbols", "reasons", reasons, rlen, NULL) != 0)
+            reasons[0] = '\0';
+    }
+    kb_h5r_close(r);
+    return rc;
+}
+
+int kb_write_skipped(const char *stage, const char *path, const kb_cell *cell, const kb_config *cfg, kb_outcome outcome,
+                     const char *detail, kb_err *err)
+{
+    kb_h5w *w = kb_artifact_begin(path, stage, cell, cfg, err);
+    if (!w)
+        return -1;
+    kb_h5w_attr_i64(w, "/", "ran", 0);
+    int rc = kb_artifact_finish(w, outcome, detail, err);
+    if (rc == 0)
+        printf("[%-13s] %-14s %-28s %-3s %s (not run)\n", stage, cell->model, cell->problem, cell->sample,
+               kb_outcome_name(outcome));
+    return rc;
+}
+
+kb_math_mode kb_check_math(const kb_config *cfg) { return cfg->protocol == KB_PROTO_STRICT ? KB_MATH_EXACT : KB_MATH_FP32; }
+
+void kb_progress(const kb_gpu_stage *st, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    printf("[%-13s] %-14s %-28s %-3s %s  [%.1f s]\n", st->name, st->cell.model, st->cell.problem,
+           st->cell.sample && st->cell.sample[0] ? st->cell.sample : "-", text, kb_now_s() - st->t0);
+    fflush(stdout);
+}
+
+double kb_tau_for(const kb_config *cfg, kb_dtype t) { return (t == KB_F16 || t == KB_BF16) ? cfg->tau_lowp : cfg->tau; }
+
+int kb_check_draw(kb_session *s, const kb_config *cfg, const kb_draw *inputs, const kb_draw *params, unsigned flags,
+                  kb_check *c, kb_err *err)
+{
+    memset(c, 0, sizeof *c);
+    const kb_problem *p = kb_session_problem(s);
+    c->n_outputs = (int)(p->n_outputs < KB_MAX_OUTPUTS ? p->n_outputs : KB_MAX_OUTPUTS);
+    int nonfinite = 0;
+    if (kb_session_draw(s, inputs, params, err) != 0 || kb_session_reference(s, 0, &nonfinite, err) != 0)
+        return -1;
+    if (nonfinite) {
+        c->skipped = 1;
+        return 0;
+    }
+    if ((flags & KB_CHECK_POISON) && kb_session_poison(s, err) != 0)
+        return -1;
+    uint64_t h0 = 0, h1 = 0;
+    if ((flags & KB_CHECK_INPUT_HASH) && kb_session_inputs_hash(s, &h0, err) != 0)
+        return -1;
+    if (kb_session_call(s, KB_CALL_DEVICE_SYNC, &c->call, err) != 0)
+        return -1;
+    if (c->call.outcome != KB_OUT_OK)
+        return 0;
+    if ((flags & KB_CHECK_INPUT_HASH) && kb_session_inputs_hash(s, &h1, err) != 0)
+        return -1;
+    c->inputs_changed = (flags & KB_CHECK_INPUT_HASH) && h0 != h1;
+    if ((flags & KB_CHECK_MAGNITUDE) && kb_session_reference(s, 1, NULL, err) != 0)
+        return -1;
+    c->pass = 1;
+    for (int i = 0; i < c->n_outputs; i++) {
+        double tau = kb_tau_for(cfg, p->outputs[i].dtype);
+        double srtol = 0.0;
+        if (flags & KB_CHECK_MAGNITUDE) {
+            /* strict bound: 16 x 2^-24 x sqrt(max(terms, 1)) of (|ref| + |ref(|x|)|) */
+            double terms = p->outputs[i].terms > 1 ? (double)p->outputs[i].terms : 1.0;
+            srtol = 16.0 * 5.960464477539063e-08 * sqrt(terms);
+        }
+        if (kb_session_compare(s, (uint32_t)i, tau, 1e-30, srtol, &c->cmp[i], err) != 0)
+            return -1;
+        if (!(c->cmp[i].tau_req <= tau))
+            c->pass = 0;
+    }
+    return 0;
+}

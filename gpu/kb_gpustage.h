@@ -1,0 +1,70 @@
+/*
+ * kb_gpustage.h -- what the GPU stage mains share: taking a GPU (locked), the machine record,
+ * reading the compile stage's verdict, and the session options of each protocol.
+ */
+#ifndef KB_GPUSTAGE_H
+#define KB_GPUSTAGE_H
+
+#include "kb/ops.h"
+#include "kb_artifact.h"
+#include "kb_config.h"
+#include "kb_h5.h"
+#include "kb_session.h"
+#include "kb_util.h"
+
+typedef struct kb_gpu_stage {
+    const char *name; /* "sanity-check" */
+    kb_config cfg;
+    kb_cell cell;
+    int device, lock_fd;
+    kb_env env;
+    double t0;
+} kb_gpu_stage;
+
+/* Takes a GPU from `gpus` (waiting for its lock) and records the machine. */
+int kb_gpu_stage_begin(kb_gpu_stage *st, const char *gpus, kb_err *err);
+/* The artifact with the common attributes and the machine record. */
+kb_h5w *kb_gpu_stage_artifact(kb_gpu_stage *st, const char *path, kb_err *err);
+/* SM clock after, outcome, commit. */
+int kb_gpu_stage_finish(kb_gpu_stage *st, kb_h5w *w, kb_outcome outcome, const char *detail, kb_err *err);
+
+/* The compile stage's outcome for the cell (KB_EXIT_MISSING if compile.h5 is absent), and
+ * its symbol-scan verdict ("clean", "flagged", "rejected") and reasons. */
+int kb_read_compile(const char *compile_h5, kb_outcome *outcome, char *detail, size_t dlen, char *verdict, size_t vlen,
+                    char *reasons, size_t rlen, kb_err *err);
+
+/* Writes an artifact for a cell that could not run (compile or load error): no GPU needed. */
+int kb_write_skipped(const char *stage, const char *path, const kb_cell *cell, const kb_config *cfg, kb_outcome outcome,
+                     const char *detail, kb_err *err);
+
+/* The math mode of the reference that outputs are checked against: the paper checks against
+ * PyTorch at default flags (cuDNN TF32 on); the strict protocol against exact FP32. */
+kb_math_mode kb_check_math(const kb_config *cfg);
+
+/* One correctness check on one draw: draw the inputs and parameters, compute the reference,
+ * optionally poison the outputs, run the target once, compare every output. */
+#define KB_MAX_OUTPUTS 4
+typedef struct kb_check {
+    int skipped;                  /* the reference produced NaN/inf on this draw: not counted */
+    kb_call_outcome call;         /* what the child did */
+    kb_cmp_stats cmp[KB_MAX_OUTPUTS];
+    int n_outputs;
+    int pass;                     /* call ok and every output within tau */
+    int inputs_changed;           /* the call modified an input or parameter */
+} kb_check;
+
+enum { KB_CHECK_POISON = 1u << 0, KB_CHECK_INPUT_HASH = 1u << 1, KB_CHECK_MAGNITUDE = 1u << 2 };
+
+/* tau for an output dtype under the config. */
+double kb_tau_for(const kb_config *cfg, kb_dtype t);
+int kb_check_draw(kb_session *s, const kb_config *cfg, const kb_draw *inputs, const kb_draw *params, unsigned flags,
+                  kb_check *c, kb_err *err);
+
+/* A one-line progress report: "[stage] model problem sample: text". */
+void kb_progress(const kb_gpu_stage *st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif /* KB_GPUSTAGE_H */

@@ -1,0 +1,245 @@
+/* stage.c -- see kb_stage.h. */
+#include "kb_stage.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kb_stats.h"
+
+static void print_help(const char *usage, const kb_opt *opts, size_t n)
+{
+    printf("%s\nOptions (* = required):\n", usage);
+    for (size_t i = 0; i < n; i++) {
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s", opts[i].name, opts[i].value ? " X" : "");
+        printf("  %-26s %s\n", left, opts[i].help);
+    }
+    printf("  %-26s %s\n", "--help", "this text");
+    printf("\n");
+    kb_config_help(stdout);
+    printf("\nExit codes: 0 the artifact was written (whatever the cell's outcome: it is in the artifact);\n"
+           "1 the stage failed (message on stderr; nothing written); 2 bad command line;\n"
+           "3 no usable CUDA device (GPU stages); 4 a needed input does not exist.\n");
+}
+
+int kb_stage_parse(int argc, char **argv, const char *usage, const kb_opt *opts, size_t n_opts, kb_config *cfg, kb_err *err)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            print_help(usage, opts, n_opts);
+            return 1;
+        }
+        if (strncmp(a, "--", 2) != 0)
+            return kb_errf(err, KB_EXIT_USAGE, "unexpected argument '%s' (see --help)", a);
+        char name[128];
+        const char *val = NULL;
+        const char *eq = strchr(a + 2, '=');
+        if (eq) {
+            snprintf(name, sizeof name, "%.*s", (int)(eq - a - 2), a + 2);
+            val = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", a + 2);
+        }
+        const kb_opt *o = NULL;
+        for (size_t k = 0; k < n_opts; k++)
+            if (!strcmp(opts[k].name, name))
+                o = &opts[k];
+        if (o && o->flag && !o->value) {
+            *o->flag = 1;
+            continue;
+        }
+        if (!val) {
+            if (i + 1 >= argc)
+                return kb_errf(err, KB_EXIT_USAGE, "--%s needs a value", name);
+            val = argv[++i];
+        }
+        if (o) {
+            *o->value = val;
+            continue;
+        }
+        int rc = kb_config_set(cfg, name, val, err);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            return kb_errf(err, KB_EXIT_USAGE, "unknown option --%s (see --help)", name);
+    }
+    for (size_t k = 0; k < n_opts; k++)
+        if (opts[k].help[0] == '*' && opts[k].value && !*opts[k].value)
+            return kb_errf(err, KB_EXIT_USAGE, "--%s is required (see --help)", opts[k].name);
+    return 0;
+}
+
+int kb_stage_fail(const char *stage, const kb_err *err)
+{
+    fprintf(stderr, "kb-%s: %s\n", stage, err->msg[0] ? err->msg : "failed");
+    return err->code ? err->code : KB_EXIT_FAIL;
+}
+
+void kb_time_request(const kb_config *cfg, kb_msg_time *t, uint64_t regen_seed)
+{
+    memset(t, 0, sizeof *t);
+    t->timer = (int32_t)cfg->timer;
+    t->warmup = cfg->warmup;
+    t->trials = cfg->trials;
+    t->min_samples = cfg->min_samples;
+    t->max_samples = cfg->max_samples;
+    t->noise = cfg->noise;
+    t->max_time_s = cfg->max_time_s;
+    t->flush_l2 = cfg->timer == KB_TIMER_ROBUST;
+    t->regen_inputs = cfg->protocol == KB_PROTO_STRICT;
+    t->regen_seed = regen_seed;
+}
+
+static char *join(char *buf, size_t len, const char *group, const char *name)
+{
+    snprintf(buf, len, "%s/%s", group, name);
+    return buf;
+}
+
+int kb_record_timing(kb_h5w *w, const char *g, const kb_msg_time *req, const kb_msg_timed *h, const kb_msg_sample *s)
+{
+    size_t n = h->n > 0 ? (size_t)h->n : 0;
+    double *ev = calloc(n ? n : 1, sizeof *ev), *wall = calloc(n ? n : 1, sizeof *wall),
+           *clk = calloc(n ? n : 1, sizeof *clk);
+    int64_t *thr = calloc(n ? n : 1, sizeof *thr);
+    if (!ev || !wall || !clk || !thr) {
+        free(ev);
+        free(wall);
+        free(clk);
+        free(thr);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ev[i] = s[i].event_ms;
+        wall[i] = s[i].wall_ms;
+        clk[i] = s[i].sm_clock_mhz;
+        thr[i] = (int64_t)s[i].throttle_reasons;
+    }
+    char p[512];
+    kb_h5w_group(w, g);
+    kb_h5w_f64v(w, join(p, sizeof p, g, "event_ms"), ev, n, "ms");
+    kb_h5w_f64v(w, join(p, sizeof p, g, "wall_ms"), wall, n, "ms");
+    kb_h5w_f64v(w, join(p, sizeof p, g, "sm_clock_mhz"), clk, n, "MHz");
+    kb_h5w_i64v(w, join(p, sizeof p, g, "throttle_reasons"), thr, n, "NVML clocks-event reasons bitmask");
+    kb_summary sm, sw;
+    kb_summarize(ev, n, &sm);
+    kb_summarize(wall, n, &sw);
+    int robust = req->timer == KB_TIMER_ROBUST;
+    kb_h5w_attr_str(w, g, "timer", kb_timer_name((kb_timer_kind)req->timer));
+    kb_h5w_attr_i64(w, g, "warmup", req->warmup);
+    kb_h5w_attr_i64(w, g, "trials_requested", robust ? req->max_samples : req->trials);
+    kb_h5w_attr_i64(w, g, "flush_l2", req->flush_l2);
+    kb_h5w_attr_i64(w, g, "regen_inputs", req->regen_inputs);
+    kb_h5w_attr_str(w, g, "stop_reason", h->stop_reason);
+    kb_h5w_attr_i64(w, g, "n", (int64_t)n);
+    kb_h5w_attr_f64(w, g, "mean_ms", sm.mean);
+    kb_h5w_attr_f64(w, g, "median_ms", sm.median);
+    kb_h5w_attr_f64(w, g, "stddev_ms", sm.stddev);
+    kb_h5w_attr_f64(w, g, "min_ms", sm.min);
+    kb_h5w_attr_f64(w, g, "max_ms", sm.max);
+    kb_h5w_attr_f64(w, g, "median_ci_lo_ms", sm.median_ci_lo);
+    kb_h5w_attr_f64(w, g, "median_ci_hi_ms", sm.median_ci_hi);
+    kb_h5w_attr_f64(w, g, "median_rel_ci", sm.median_rel_ci);
+    kb_h5w_attr_f64(w, g, "reported_ms", robust ? sm.median : sm.mean);
+    kb_h5w_attr_str(w, g, "reported_statistic", robust ? "median" : "mean");
+    kb_h5w_attr_f64(w, g, "wall_median_ms", sw.median);
+    kb_h5w_attr_f64(w, g, "flush_bytes", h->flush_bytes);
+    kb_h5w_attr_i64(w, g, "throttle_samples", h->throttle_samples);
+    kb_h5w_attr_f64(w, g, "total_s", h->total_s);
+    free(ev);
+    free(wall);
+    free(clk);
+    free(thr);
+    return kb_h5w_ok(w, NULL);
+}
+
+int kb_record_cmp(kb_h5w *w, const char *g, const kb_cmp_stats *st, size_t n)
+{
+    double *f = calloc(n ? n : 1, sizeof *f);
+    int64_t *k = calloc(n ? n : 1, sizeof *k);
+    if (!f || !k) {
+        free(f);
+        free(k);
+        return -1;
+    }
+    char p[512];
+    kb_h5w_group(w, g);
+#define F64(field, units)                                                                                             \
+    do {                                                                                                              \
+        for (size_t i = 0; i < n; i++)                                                                                \
+            f[i] = st[i].field;                                                                                       \
+        kb_h5w_f64v(w, join(p, sizeof p, g, #field), f, n, units);                                                    \
+    } while (0)
+#define I64(field)                                                                                                    \
+    do {                                                                                                              \
+        for (size_t i = 0; i < n; i++)                                                                                \
+            k[i] = st[i].field;                                                                                       \
+        kb_h5w_i64v(w, join(p, sizeof p, g, #field), k, n, "elements");                                               \
+    } while (0)
+    I64(n);
+    I64(n_nan_out);
+    I64(n_nan_ref);
+    I64(n_inf_ref);
+    I64(n_fail);
+    I64(n_bitwise_diff);
+    I64(worst_index);
+    F64(tau, "1");
+    F64(tau_req, "1");
+    F64(worst_ref, "output units");
+    F64(worst_out, "output units");
+    F64(max_abs_err, "output units");
+    F64(max_abs_ref, "output units");
+    F64(sum_sq_err, "output units^2");
+    F64(sum_sq_ref, "output units^2");
+    F64(scaled_excess, "1");
+#undef F64
+#undef I64
+    free(f);
+    free(k);
+    return kb_h5w_ok(w, NULL);
+}
+
+int kb_record_calls(kb_h5w *w, const char *g, const kb_msg_called *c, size_t n)
+{
+    double *f = calloc(n ? n : 1, sizeof *f);
+    int64_t *k = calloc(n ? n : 1, sizeof *k);
+    if (!f || !k) {
+        free(f);
+        free(k);
+        return -1;
+    }
+    char p[512];
+    kb_h5w_group(w, g);
+    for (size_t i = 0; i < n; i++)
+        f[i] = c[i].event_ms;
+    kb_h5w_f64v(w, join(p, sizeof p, g, "event_ms"), f, n, "ms");
+    for (size_t i = 0; i < n; i++)
+        f[i] = c[i].wall_ms;
+    kb_h5w_f64v(w, join(p, sizeof p, g, "wall_ms"), f, n, "ms");
+    for (size_t i = 0; i < n; i++)
+        f[i] = c[i].device_sync_ms;
+    kb_h5w_f64v(w, join(p, sizeof p, g, "device_sync_ms"), f, n, "ms");
+    for (size_t i = 0; i < n; i++)
+        k[i] = c[i].threads_before;
+    kb_h5w_i64v(w, join(p, sizeof p, g, "threads_before"), k, n, "threads");
+    for (size_t i = 0; i < n; i++)
+        k[i] = c[i].threads_after;
+    kb_h5w_i64v(w, join(p, sizeof p, g, "threads_after"), k, n, "threads");
+    for (size_t i = 0; i < n; i++)
+        k[i] = c[i].rc;
+    kb_h5w_i64v(w, join(p, sizeof p, g, "return_code"), k, n, NULL);
+    free(f);
+    free(k);
+    return kb_h5w_ok(w, NULL);
+}
+
+double kb_read_reported_ms(kb_h5r *r, const char *group)
+{
+    double v = NAN;
+    if (kb_h5r_attr_f64(r, group, "reported_ms", &v, NULL) != 0)
+        return NAN;
+    return v;
+}
