@@ -148,6 +148,131 @@ $(BUILD)/problems/%.so: problems/%.cu $(LIBKBOPS) $(wildcard include/kb/*.h)
 build: $(STAGE_BINS) $(LIBKBOPS) $(PROBLEM_SOS)
 problems: $(PROBLEM_SOS)
 
+# ==================================================================================================
+# The pipeline. A cell is <model>/levelN/NNN_name/<sample>; its artifacts live under
+# $(A)/<cell>/<stage>.h5, the baseline's under $(A)/baseline/levelN/NNN_name/<stage>.h5, where
+# A = $(ARTIFACTS)/$(PROTOCOL): each protocol keeps a complete tree of its own.
+# ==================================================================================================
+TIMERS := paper robust
+ifeq ($(filter $(TIMER),$(TIMERS)),)
+$(error TIMER=$(TIMER) is not one of: $(TIMERS))
+endif
+
+A := $(ARTIFACTS)/$(PROTOCOL)
+SUBS := $(BUILD)/sub
+STAMPS := $(BUILD)/stamps/$(PROTOCOL)
+export KB_GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+ALL_MODELS := $(sort $(patsubst submissions/%/,%,$(dir $(wildcard submissions/*/level*))))
+ifneq ($(MODEL),)
+ifeq ($(filter $(MODEL),$(ALL_MODELS)),)
+$(error unknown model '$(MODEL)': no submissions/$(MODEL)/levelN/ directory. Models: $(ALL_MODELS))
+endif
+MODELS := $(MODEL)
+else
+MODELS := $(ALL_MODELS)
+endif
+
+SUB_SRC := $(sort $(foreach m,$(MODELS),$(wildcard $(LEVELS:%=submissions/$(m)/%/*/*.cu))))
+CELLS := $(patsubst submissions/%.cu,%,$(SUB_SRC))
+# levelN/NNN_name of a cell, its model, its sample
+cell_problem = $(word 2,$(subst /, ,$1))/$(word 3,$(subst /, ,$1))
+cell_model = $(word 1,$(subst /, ,$1))
+cell_sample = $(word 4,$(subst /, ,$1))
+BAD_CELLS := $(strip $(foreach c,$(CELLS),$(if $(filter $(call cell_problem,$c),$(PROBLEM_IDS)),,$c)))
+ifneq ($(BAD_CELLS),)
+$(error these submissions name no problem in problems/: $(BAD_CELLS:%=submissions/%.cu). A submission goes in submissions/<model>/levelN/NNN_name/<sample>.cu, named like problems/levelN/NNN_name.cu)
+endif
+CELL_PROBLEMS := $(sort $(foreach c,$(CELLS),$(call cell_problem,$c)))
+
+# ---- knobs, as stage options, and their stamps ---------------------------------------------------
+PROTO_FLAGS := --protocol $(PROTOCOL) --tau $(TAU) --tau-lowp $(TAU_LOWP) --std-trials $(STD_TRIALS) \
+  --timer $(TIMER) --warmup $(WARMUP) --trials $(TRIALS) --noise $(NOISE) --min-samples $(MIN_SAMPLES) \
+  --max-samples $(MAX_SAMPLES) --max-time $(MAX_TIME) --call-timeout $(CALL_TIMEOUT) \
+  --compile-timeout $(COMPILE_TIMEOUT) --seed $(SEED)
+GPU_FLAGS := --runner $(BIN)/kb-runner --gpus $(GPUS)
+
+# A stamp holds the knob values a stage depends on; it is rewritten only when they change, so a
+# knob change re-runs exactly the stages (and cells) that use it.
+STAMP_compile := $(COMPILE_TIMEOUT) $(CUDA_GENCODE)
+STAMP_sanity-check := $(PROTOCOL) $(TAU) $(TAU_LOWP) $(STD_TRIALS) $(TIMER) $(WARMUP) $(TRIALS) $(NOISE) $(MIN_SAMPLES) $(MAX_SAMPLES) $(MAX_TIME) $(CALL_TIMEOUT) $(SEED)
+STAMP_verify-distributions := $(PROTOCOL) $(TAU) $(TAU_LOWP) $(CALL_TIMEOUT) $(SEED)
+STAMP_baseline-time := $(PROTOCOL) $(TIMER) $(WARMUP) $(TRIALS) $(NOISE) $(MIN_SAMPLES) $(MAX_SAMPLES) $(MAX_TIME) $(CALL_TIMEOUT) $(SEED)
+STAMP_memory-profile := $(PROTOCOL) $(CALL_TIMEOUT) $(SEED)
+STAMPED := compile sanity-check verify-distributions baseline-time memory-profile
+$(STAMPED:%=$(STAMPS)/%.stamp): $(STAMPS)/%.stamp: FORCE
+	@mkdir -p $(@D); echo '$(STAMP_$*)' | cmp -s - $@ || echo '$(STAMP_$*)' > $@
+.PHONY: FORCE
+FORCE:
+
+# ---- the GPU check: once per make run that has GPU work ------------------------------------------
+.PHONY: gpu-check
+gpu-check: $(BIN)/kb-gpuinfo
+	@$(BIN)/kb-gpuinfo >/dev/null || { echo "make: GPU stages need a CUDA device; 'make compile' and 'make report' work without one." >&2; exit 3; }
+
+# ---- rules ---------------------------------------------------------------------------------------
+.SECONDEXPANSION:
+
+# compile: once per sample, whatever the protocol; each protocol tree gets a copy of the record.
+$(SUBS)/%/compile.h5: submissions/%.cu $(BIN)/kb-compile $(wildcard include/kb/*.h) $(BUILD)/stamps/compile.stamp
+	@$(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --gencode '$(CUDA_GENCODE)' --nvcc $(NVCC) --include include \
+	  --src $< --out-so $(SUBS)/$*/kernel.so --out $@ \
+	  --model $(call cell_model,$*) --problem $(call cell_problem,$*) --sample $(call cell_sample,$*)
+
+$(BUILD)/stamps/compile.stamp: FORCE
+	@mkdir -p $(@D); echo '$(STAMP_compile)' | cmp -s - $@ || echo '$(STAMP_compile)' > $@
+
+$(A)/%/compile.h5: $(SUBS)/%/compile.h5
+	@mkdir -p $(@D) && cp $< $@.tmp && mv $@.tmp $@
+
+CELL_DEPS = $(A)/$$*/compile.h5 $(BUILD)/problems/$$(call cell_problem,$$*).so $(BIN)/kb-runner
+CELL_FLAGS = --problem $(BUILD)/problems/$(call cell_problem,$*).so --submission $(SUBS)/$*/kernel.so \
+  --compile $(A)/$*/compile.h5 --model $(call cell_model,$*) --sample $(call cell_sample,$*) --out $@
+
+$(A)/%/sanity-check.h5: $(CELL_DEPS) $(BIN)/kb-sanity-check $(STAMPS)/sanity-check.stamp | gpu-check
+	@$(BIN)/kb-sanity-check $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS)
+
+$(A)/%/verify-distributions.h5: $(CELL_DEPS) $(BIN)/kb-verify-distributions $(STAMPS)/verify-distributions.stamp | gpu-check
+	@$(BIN)/kb-verify-distributions $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS)
+
+$(A)/%/memory-profile.h5: $(CELL_DEPS) $(BIN)/kb-memory-profile $(STAMPS)/memory-profile.stamp | gpu-check
+	@$(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS)
+
+$(A)/baseline/%/baseline-time.h5: $(BUILD)/problems/%.so $(BIN)/kb-runner $(BIN)/kb-baseline-time $(STAMPS)/baseline-time.stamp | gpu-check
+	@$(BIN)/kb-baseline-time $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --out $@
+
+$(A)/baseline/%/memory-profile.h5: $(BUILD)/problems/%.so $(BIN)/kb-runner $(BIN)/kb-memory-profile $(STAMPS)/memory-profile.stamp | gpu-check
+	@$(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) --baseline --problem $< --out $@
+
+# ---- what to make ----------------------------------------------------------------------------------
+GPU_CELL_STAGES := sanity-check verify-distributions memory-profile
+COMPILE_ARTIFACTS := $(CELLS:%=$(A)/%/compile.h5)
+CELL_ARTIFACTS := $(COMPILE_ARTIFACTS) $(foreach s,$(GPU_CELL_STAGES),$(CELLS:%=$(A)/%/$(s).h5))
+BASELINE_ARTIFACTS := $(foreach s,baseline-time memory-profile,$(PROBLEM_IDS:%=$(A)/baseline/%/$(s).h5))
+TABLES := $(A)/tables/summary.csv
+
+.PHONY: all compile baselines cells report plots-check
+all: $(TABLES)
+compile: $(COMPILE_ARTIFACTS)
+baselines: $(BASELINE_ARTIFACTS)
+cells: $(CELL_ARTIFACTS)
+
+# The GPU stages run one at a time on a GPU anyway (each holds its lock); ordering the cells
+# after the baselines keeps the output readable.
+$(CELL_ARTIFACTS): | $(BASELINE_ARTIFACTS)
+
+AGGREGATE = $(BIN)/kb-aggregate --artifacts $(A) --problems '$(PROBLEM_IDS)' --models-csv models.csv \
+  --reference-csv reference/paper-tables.csv --out $(A)/tables --plots plots/$(PROTOCOL) && \
+  { command -v gnuplot >/dev/null || { echo "gnuplot not found: tables made, figures skipped (install gnuplot-nox)"; exit 0; }; \
+    for g in plots/*.gp; do gnuplot -e "dir='plots/$(PROTOCOL)'" $$g || exit 1; done; }
+
+$(TABLES): $(CELL_ARTIFACTS) $(BASELINE_ARTIFACTS) $(BIN)/kb-aggregate $(wildcard plots/*.gp models.csv)
+	@$(AGGREGATE)
+
+# Tables and figures from whatever artifacts exist: no GPU, no stage re-runs.
+report: $(BIN)/kb-aggregate
+	@$(AGGREGATE)
+
 deps-check:
 ifneq ($(MISSING_DEPS),)
 	@echo "missing build dependencies: $(MISSING_DEPS)" >&2
@@ -159,5 +284,34 @@ DEBIAN_PACKAGES := libhdf5-dev libcsv-dev libaec-dev zlib1g-dev libseccomp-dev l
 deps:
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES)
 
+# ==================================================================================================
+# Tests. `make test`: the CPU suite (CI runs it on a machine with nvcc but no GPU): cmocka
+# programs tests/cpu/test_*.c (linked with the host library), then the shell tests
+# tests/cpu/*.sh (stages end to end: compile every problem and demo submission, aggregate on
+# fixture artifacts, Make incrementality). `make test-gpu`: the GPU suite (tests/gpu/run.sh).
+# ==================================================================================================
+TEST_SRC := $(wildcard tests/cpu/test_*.c)
+TEST_BINS := $(TEST_SRC:tests/cpu/%.c=$(BUILD)/tests/%)
+TEST_SH := $(sort $(wildcard tests/cpu/*.sh))
+
+$(BUILD)/tests/%: tests/cpu/%.c $(LIBKB) $(wildcard tests/cpu/*.h) | deps-check
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/cpu $(LDFLAGS) -o $@ $< $(LIBKB) -lcmocka $(HOST_LIBS)
+
+.PHONY: test test-unit test-sh test-gpu
+test: test-unit test-sh
+test-unit: $(TEST_BINS)
+	@fail=0; for t in $(TEST_BINS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
+test-sh: $(BIN)/kb-compile $(BIN)/kb-aggregate $(PROBLEM_SOS)
+	@fail=0; for t in $(TEST_SH); do echo "== $$t"; BUILD=$(BUILD) bash $$t || { echo "FAILED: $$t"; fail=1; }; done; exit $$fail
+test-gpu: build
+	@BUILD=$(BUILD) bash tests/gpu/run.sh
+
 help:
 	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
+	@echo "Knobs (config.mk): MODEL PROTOCOL TAU STD_TRIALS TIMER WARMUP TRIALS NOISE MIN_SAMPLES MAX_SAMPLES"
+	@echo "  MAX_TIME SEED CALL_TIMEOUT COMPILE_TIMEOUT GPUS LEVELS ARTIFACTS DEPS_PREFIX SAN"
+
+ifneq ($(filter all cells compile baselines report,$(MAKECMDGOALS)),)
+$(info kb: PROTOCOL=$(PROTOCOL) TIMER=$(TIMER) TAU=$(TAU) MODEL=$(or $(MODEL),<all>) models=[$(MODELS)] cells=$(words $(CELLS)) problems=$(words $(PROBLEM_IDS)) artifacts=$(A) GPUS=$(GPUS) rev=$(KB_GIT_REV))
+endif

@@ -22,9 +22,19 @@ TAU_LOWP ?= 1e-2
 STD_TRIALS ?= 5
 
 # ---- timing ----------------------------------------------------------------------------------
-# The paper's timer: WARMUP untimed calls, then TRIALS event-timed calls, mean reported.
+# TIMER: paper  = WARMUP untimed calls, then TRIALS event-timed calls, no L2 flush; mean reported.
+#        robust = L2 flushed before every sample (2 x the device's L2), inputs re-drawn (strict),
+#                 samples until the median's 95% CI half-width <= NOISE x median, at least
+#                 MIN_SAMPLES, at most MAX_SAMPLES or MAX_TIME seconds; median reported.
+TIMER ?= $(if $(filter strict,$(PROTOCOL)),robust,paper)
 WARMUP ?= 3
 TRIALS ?= 100
+NOISE ?= 0.005
+MIN_SAMPLES ?= 20
+MAX_SAMPLES ?= 2000
+MAX_TIME ?= 10
+# Base seed of every input and parameter draw.
+SEED ?= 42
 
 # ---- process limits -----------------------------------------------------------------------------
 # Seconds nvcc may take for one submission.
@@ -37,7 +47,7 @@ CALL_TIMEOUT ?= 60
 # one of them for its whole run, so timings never overlap.
 GPUS ?= 0
 # nvcc target: sm_90 machine code for the H200 plus compute_90 PTX.
-CUDA_GENCODE ?= -gencode arch=compute_90,code=[sm_90,compute_90]
+CUDA_GENCODE ?= -gencode=arch=compute_90,code=[sm_90,compute_90]
 
 # ---- locations ---------------------------------------------------------------------------------
 CUDA ?= /usr/local/cuda

@@ -122,9 +122,22 @@ int main(int argc, char **argv)
     kb_fmt(tmp_so, sizeof tmp_so, "%s.tmp.%ld", out_so, (long)getpid());
     kb_fmt(vs, sizeof vs, "--version-script=%s", map);
     kb_fmt(inc, sizeof inc, "-I%s", include);
-    char *nv[] = {(char *)nvcc, "-std=c++17", "-O3", (char *)gencode, "-shared", "-cudart", "shared",
-                  "-Xcompiler", "-fPIC,-fvisibility=hidden", "-Xptxas", "-v", "-lineinfo", inc, "-o", tmp_so,
-                  (char *)src, "-Xlinker", vs, "-Xlinker", "--as-needed", "-lcublas", "-lcublasLt", "-lcudnn", NULL};
+    /* --gencode may hold several space-separated flags */
+    char genbuf[1024];
+    snprintf(genbuf, sizeof genbuf, "%s", gencode);
+    char *nv[64];
+    int k = 0;
+    nv[k++] = (char *)nvcc;
+    nv[k++] = "-std=c++17";
+    nv[k++] = "-O3";
+    for (char *save = NULL, *tok = strtok_r(genbuf, " ", &save); tok && k < 40; tok = strtok_r(NULL, " ", &save))
+        nv[k++] = tok;
+    const char *rest[] = {"-shared", "-cudart", "shared", "-Xcompiler", "-fPIC,-fvisibility=hidden", "-Xptxas", "-v",
+                          "-lineinfo", inc, "-o", tmp_so, src, "-Xlinker", vs, "-Xlinker", "--as-needed", "-lcublas",
+                          "-lcublasLt", "-lcudnn"};
+    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+        nv[k++] = (char *)rest[i];
+    nv[k] = NULL;
     kb_cmd_result res;
     if (kb_run_cmd(nv, cfg.compile_timeout_s, 1 << 20, &res, &err) != 0)
         return kb_stage_fail("compile", &err);
@@ -188,7 +201,7 @@ int main(int argc, char **argv)
     kb_h5w_attr_str(w, "/", "nvcc_status", status);
     kb_h5w_text(w, "/nvcc/log", res.output);
     kb_h5w_attr_i64(w, "/nvcc", "log_truncated", res.output_truncated);
-    const char *cmd[sizeof nv / sizeof nv[0]];
+    const char *cmd[64];
     size_t nc = 0;
     for (; nv[nc]; nc++)
         cmd[nc] = nv[nc];
