@@ -62,6 +62,10 @@ int kb_dev_poison(void *ptr, kb_dtype dtype, int64_t n, cudaStream_t stream, kb_
  * magnitude-scaled bound with strict_atol / strict_rtol. Fills *st. */
 int kb_dev_compare(const void *ref, const void *out, const void *mag, kb_dtype dtype, int64_t n, double tau,
                    double strict_atol, double strict_rtol, kb_cmp_stats *st, cudaStream_t stream, kb_err *err);
+/* Changes every element i with i % stride == offset, except the first and the last, to
+ * 0.25 - 1.5 x (floating-point tensors only): new values at the same addresses, invisible to
+ * anything that looks only at the ends of a tensor. */
+int kb_dev_perturb(void *ptr, kb_dtype dtype, int64_t n, int64_t stride, int64_t offset, cudaStream_t stream, kb_err *err);
 /* Order-independent 64-bit hash of `bytes` bytes (inputs unchanged?). */
 int kb_dev_hash(const void *ptr, size_t bytes, uint64_t *hash, cudaStream_t stream, kb_err *err);
 /* Copies the first min(n, cap) elements to host doubles (for reports of worst elements). */

@@ -53,7 +53,15 @@ typedef struct kb_check {
     int inputs_changed;           /* the call modified an input or parameter */
 } kb_check;
 
-enum { KB_CHECK_POISON = 1u << 0, KB_CHECK_INPUT_HASH = 1u << 1, KB_CHECK_MAGNITUDE = 1u << 2 };
+enum {
+    KB_CHECK_POISON = 1u << 0,     /* NaN-fill the outputs before the call */
+    KB_CHECK_INPUT_HASH = 1u << 1, /* inputs must be unchanged by the call */
+    KB_CHECK_MAGNITUDE = 1u << 2,  /* strict: magnitude reference and scaled bound */
+    KB_CHECK_NO_DRAW = 1u << 3     /* use the inputs as they are (already drawn or perturbed) */
+};
+/* The strict pass rule for a check: inputs unchanged, every output within the scaled bound and
+ * free of NaN. */
+int kb_check_strict_pass(const kb_check *c);
 
 /* tau for an output dtype under the config. */
 double kb_tau_for(const kb_config *cfg, kb_dtype t);

@@ -74,6 +74,13 @@ int kb_session_memory(kb_session *s, kb_msg_mem *m, kb_call_outcome *co, kb_err 
 /* Compares output i with its reference. */
 int kb_session_compare(kb_session *s, uint32_t i, double tau, double strict_atol, double strict_rtol,
                        kb_cmp_stats *st, kb_err *err);
+/* Compares output i with the magnitude buffer instead (used by the precision probe, which
+ * stores a second reference there). */
+int kb_session_compare_mag(kb_session *s, uint32_t i, double tau, kb_cmp_stats *st, kb_err *err);
+/* Compares the reference with the magnitude buffer (how far apart the two references are). */
+int kb_session_compare_refs(kb_session *s, uint32_t i, kb_cmp_stats *st, kb_err *err);
+/* kb_dev_perturb on every floating-point INPUT-role tensor. */
+int kb_session_perturb_inputs(kb_session *s, int64_t stride, int64_t offset, kb_err *err);
 /* Hash of every input and parameter (to check the call left them unchanged). */
 int kb_session_inputs_hash(kb_session *s, uint64_t *hash, kb_err *err);
 /* Hash of output i (bitwise determinism). */

@@ -506,6 +506,37 @@ int kb_session_compare(kb_session *s, uint32_t i, double tau, double satol, doub
                           srtol, st, s->stream, err);
 }
 
+int kb_session_compare_mag(kb_session *s, uint32_t i, double tau, kb_cmp_stats *st, kb_err *err)
+{
+    const kb_tensor_spec *sp = &s->p->outputs[i];
+    if (!s->mag[i])
+        return kb_errf(err, KB_EXIT_FAIL, "session opened without need_magnitude");
+    return kb_dev_compare(s->mag[i], s->out[i], NULL, sp->dtype, kb_shape_numel(sp->ndim, sp->shape), tau, 0.0, 0.0, st,
+                          s->stream, err);
+}
+
+int kb_session_compare_refs(kb_session *s, uint32_t i, kb_cmp_stats *st, kb_err *err)
+{
+    const kb_tensor_spec *sp = &s->p->outputs[i];
+    if (!s->mag[i] || !s->ref[i])
+        return kb_errf(err, KB_EXIT_FAIL, "session opened without need_magnitude");
+    return kb_dev_compare(s->ref[i], s->mag[i], NULL, sp->dtype, kb_shape_numel(sp->ndim, sp->shape), 0.0, 0.0, 0.0, st,
+                          s->stream, err);
+}
+
+int kb_session_perturb_inputs(kb_session *s, int64_t stride, int64_t offset, kb_err *err)
+{
+    for (uint32_t i = 0; i < s->p->n_inputs; i++) {
+        const kb_tensor_spec *sp = &s->p->inputs[i];
+        if (sp->role != KB_ROLE_INPUT)
+            continue;
+        if (kb_dev_perturb(s->in[i], sp->dtype, kb_shape_numel(sp->ndim, sp->shape), stride, offset, s->stream, err) != 0)
+            return -1;
+    }
+    KB_CUDA_CHECK(err, cudaStreamSynchronize(s->stream));
+    return 0;
+}
+
 int kb_session_inputs_hash(kb_session *s, uint64_t *hash, kb_err *err)
 {
     uint64_t h = 0;

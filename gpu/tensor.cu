@@ -105,6 +105,25 @@ extern "C" int kb_dev_abs(void *ptr, kb_dtype dtype, int64_t n, cudaStream_t str
     return launched(err, "abs");
 }
 
+__global__ void perturb_kernel(void *p, kb_dtype t, int64_t n, int64_t stride, int64_t offset)
+{
+    int64_t m = (n - offset + stride - 1) / stride;
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < m; k += (int64_t)gridDim.x * blockDim.x) {
+        int64_t i = offset + k * stride;
+        if (i > 0 && i < n - 1)
+            store_from_double(p, t, i, 0.25 - 1.5 * load_as_double(p, t, i));
+    }
+}
+
+extern "C" int kb_dev_perturb(void *ptr, kb_dtype dtype, int64_t n, int64_t stride, int64_t offset, cudaStream_t stream,
+                              kb_err *err)
+{
+    if (!kb_dtype_is_float(dtype) || n < 3 || stride < 1 || offset >= n)
+        return 0;
+    perturb_kernel<<<grid_for((n - offset) / stride + 1), THREADS, 0, stream>>>(ptr, dtype, n, stride, offset);
+    return launched(err, "perturb");
+}
+
 __global__ void poison_kernel(unsigned char *p, int esz, uint64_t pattern, int64_t n)
 {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)

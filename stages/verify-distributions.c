@@ -139,10 +139,7 @@ int main(int argc, char **argv)
         }
         int ok = c->pass;
         if (strict) {
-            ok = !c->inputs_changed;
-            for (int i = 0; i < n_out; i++)
-                if (!(c->cmp[i].scaled_excess <= 1.0) || c->cmp[i].n_nan_out)
-                    ok = 0;
+            ok = kb_check_strict_pass(c);
             if (escaped(&c->call.called))
                 escapes++;
             if (d > 0 && c->call.called.threads_after > c->call.called.threads_before)
@@ -180,7 +177,69 @@ int main(int argc, char **argv)
         outcome = KB_OUT_WRONG;
 
     /* Strict probes. */
-    int deterministic = -1;
+    int deterministic = -1, stale = -1, downgrade = -1;
+    double precision_ratio = NAN;
+    if (strict && outcome == KB_OUT_OK && kb_session_alive(s)) {
+        /* stale cache: a correct call, then new values at the same addresses in the interior of
+         * every input (the ends unchanged), then the call must see them. */
+        kb_draw in = dists[0].inputs;
+        in.seed = kb_seed(&st.cfg, p->id, KB_SEED_PROBE, 1);
+        kb_draw par = {kb_seed(&st.cfg, p->id, KB_SEED_PARAMS, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
+        kb_check c1, c2;
+        unsigned f = KB_CHECK_POISON | KB_CHECK_MAGNITUDE;
+        if (kb_check_draw(s, &st.cfg, &in, &par, f, &c1, &err) != 0)
+            return kb_stage_fail("verify-distributions", &err);
+        if (c1.call.outcome == KB_OUT_OK && !c1.skipped) {
+            /* kb_check_draw replaced the inputs by |x| for the magnitude reference: draw again */
+            if (kb_session_draw(s, &in, &par, &err) != 0 || kb_session_perturb_inputs(s, 997, 13, &err) != 0 ||
+                kb_check_draw(s, &st.cfg, &in, &par, f | KB_CHECK_NO_DRAW, &c2, &err) != 0)
+                return kb_stage_fail("verify-distributions", &err);
+            if (c2.call.outcome != KB_OUT_OK) {
+                outcome = c2.call.outcome;
+                snprintf(detail, sizeof detail, "stale-cache probe: %s", c2.call.detail);
+            } else if (!c2.skipped) {
+                stale = !kb_check_strict_pass(&c2);
+            }
+        } else if (c1.call.outcome != KB_OUT_OK) {
+            outcome = c1.call.outcome;
+            snprintf(detail, sizeof detail, "stale-cache probe: %s", c1.call.detail);
+        }
+        /* precision: inputs and parameters 1 + U(0, 2^-12) lose everything but 1.0 when rounded
+         * to TF32, fp16 or bf16. An output nearer the reference of all-ones than the exact one
+         * was computed from rounded inputs. */
+        if (outcome == KB_OUT_OK && kb_session_alive(s)) {
+            kb_draw ones = {kb_seed(&st.cfg, p->id, KB_SEED_PROBE, 2), 1.0, 1, {KB_GEN_CONST, 1.0, 0}, 0.0};
+            kb_draw near = ones;
+            near.gen = (kb_gen){KB_GEN_UNIFORM, 1.0, 1.0 + 1.0 / 4096.0};
+            int nf1 = 0, nf2 = 0;
+            kb_call_outcome co;
+            if (kb_session_draw(s, &ones, &ones, &err) != 0 || kb_session_reference(s, 1, &nf1, &err) != 0 ||
+                kb_session_draw(s, &near, &near, &err) != 0 || kb_session_reference(s, 0, &nf2, &err) != 0 ||
+                kb_session_poison(s, &err) != 0 || kb_session_call(s, KB_CALL_DEVICE_SYNC, &co, &err) != 0)
+                return kb_stage_fail("verify-distributions", &err);
+            if (co.outcome != KB_OUT_OK) {
+                outcome = co.outcome;
+                snprintf(detail, sizeof detail, "precision probe: %s", co.detail);
+            } else if (!nf1 && !nf2) {
+                double d_exact = 0, d_round = 0, d_refs = 0;
+                for (int i = 0; i < n_out; i++) {
+                    kb_cmp_stats a, b, r;
+                    if (kb_session_compare(s, (uint32_t)i, 0.0, 0.0, 0.0, &a, &err) != 0 ||
+                        kb_session_compare_mag(s, (uint32_t)i, 0.0, &b, &err) != 0 ||
+                        kb_session_compare_refs(s, (uint32_t)i, &r, &err) != 0)
+                        return kb_stage_fail("verify-distributions", &err);
+                    d_exact += a.sum_sq_err;
+                    d_round += b.sum_sq_err;
+                    d_refs += r.sum_sq_err;
+                }
+                /* only meaningful when rounding the inputs changes the result */
+                if (d_refs > 0.0 && isfinite(d_exact) && isfinite(d_round)) {
+                    precision_ratio = d_exact > 0.0 ? d_round / d_exact : INFINITY;
+                    downgrade = d_round < 0.25 * d_exact;
+                }
+            }
+        }
+    }
     if (strict && outcome == KB_OUT_OK && kb_session_alive(s)) {
         kb_draw in = dists[0].inputs;
         in.seed = kb_seed(&st.cfg, p->id, KB_SEED_PROBE, 0);
@@ -212,6 +271,17 @@ int main(int argc, char **argv)
             if (!deterministic && !(p->flags & KB_PROB_NONDETERMINISTIC)) {
                 append(text, sizeof text, "nondeterministic: the same inputs gave different bits");
                 append(reason, sizeof reason, "nondeterministic");
+            }
+            if (stale == 1) {
+                append(text, sizeof text, "stale cache: new values at the same addresses gave the old result");
+                append(reason, sizeof reason, "stale cache");
+            }
+            if (downgrade == 1) {
+                char t[200];
+                snprintf(t, sizeof t, "precision downgrade: the output matches inputs rounded to <= 10 mantissa bits "
+                                      "(squared distance ratio %.3g)", precision_ratio);
+                append(text, sizeof text, t);
+                append(reason, sizeof reason, "precision downgrade");
             }
             if (escapes) {
                 append(text, sizeof text, "work outside args->stream (found by device synchronisation)");
@@ -254,6 +324,9 @@ int main(int argc, char **argv)
     kb_h5w_attr_i64(w, "/probes", "escaped_calls", escapes);
     kb_h5w_attr_i64(w, "/probes", "thread_growth_calls", thread_growth);
     kb_h5w_attr_i64(w, "/probes", "inputs_changed_draws", inputs_changed);
+    kb_h5w_attr_i64(w, "/probes", "stale_cache", stale);
+    kb_h5w_attr_i64(w, "/probes", "precision_downgrade", downgrade);
+    kb_h5w_attr_f64(w, "/probes", "precision_distance_ratio", precision_ratio);
     {
         const char *names[MAX_DISTS];
         int64_t v[MAX_DISTS];
