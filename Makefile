@@ -86,10 +86,12 @@ LIBKB := $(LIBD)/libkb.a
 LIBKBGPU := $(LIBD)/libkbgpu.a
 LIBKBOPS := $(LIBD)/libkbops.so
 
-CPU_STAGES := compile aggregate
+CPU_STAGES := compile aggregate h5get
 GPU_STAGES := sanity-check baseline-time verify-distributions memory-profile
 GPU_TOOLS := runner gpuinfo
-STAGE_BINS := $(CPU_STAGES:%=$(BIN)/kb-%) $(GPU_STAGES:%=$(BIN)/kb-%) $(GPU_TOOLS:%=$(BIN)/kb-%)
+BENCHES := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
+STAGE_BINS := $(CPU_STAGES:%=$(BIN)/kb-%) $(GPU_STAGES:%=$(BIN)/kb-%) $(GPU_TOOLS:%=$(BIN)/kb-%) \
+              $(BENCHES:%=$(BIN)/kb-bench-%)
 
 PROBLEM_SRC := $(sort $(wildcard $(LEVELS:%=problems/%/[0-9][0-9][0-9]_*.cu)))
 PROBLEM_IDS := $(patsubst problems/%.cu,%,$(PROBLEM_SRC))
@@ -125,7 +127,7 @@ $(LIBKBOPS): $(OPS_OBJ)
 	  -L$(CUDA_LIBDIR) -lcublas -lcublasLt -lcudnn -Xlinker -rpath,$(CUDA_LIBDIR)
 
 # CPU stages: no CUDA at run time, so `make report` and the CPU tests work anywhere.
-$(BIN)/kb-compile $(BIN)/kb-aggregate: $(BIN)/kb-%: $(OBJ)/stages/%.o $(LIBKB)
+$(CPU_STAGES:%=$(BIN)/kb-%): $(BIN)/kb-%: $(OBJ)/stages/%.o $(LIBKB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
@@ -133,6 +135,15 @@ $(GPU_STAGES:%=$(BIN)/kb-%) $(GPU_TOOLS:%=$(BIN)/kb-%): $(BIN)/kb-%: $(OBJ)/stag
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $(OBJ)/stages/$*.o $(LIBKBGPU) $(LIBKB) -L$(LIBD) -lkbops \
 	  -Wl,-rpath,'$$ORIGIN/../lib' $(GPU_LIBS) $(HOST_LIBS)
+
+$(BENCHES:%=$(BIN)/kb-bench-%): $(BIN)/kb-bench-%: $(OBJ)/bench/%.o $(LIBKBGPU) $(LIBKB) $(LIBKBOPS)
+	@mkdir -p $(@D)
+	$(CXX) $(LDFLAGS) -o $@ $(OBJ)/bench/$*.o $(LIBKBGPU) $(LIBKB) -L$(LIBD) -lkbops \
+	  -Wl,-rpath,'$$ORIGIN/../lib' $(GPU_LIBS) $(HOST_LIBS)
+
+$(OBJ)/bench/%.o: bench/%.c $(wildcard lib/*.h gpu/*.h include/kb/*.h) | deps-check
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
 
 $(OBJ)/stages/%.o: stages/%.c $(wildcard lib/*.h gpu/*.h include/kb/*.h) | deps-check
 	@mkdir -p $(@D)
@@ -161,7 +172,8 @@ endif
 A := $(ARTIFACTS)/$(PROTOCOL)
 SUBS := $(BUILD)/sub
 STAMPS := $(BUILD)/stamps/$(PROTOCOL)
-export KB_GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+KB_GIT_REV ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+export KB_GIT_REV
 
 ALL_MODELS := $(sort $(patsubst submissions/%/,%,$(dir $(wildcard submissions/*/level*))))
 ifneq ($(MODEL),)
@@ -232,11 +244,13 @@ CELL_FLAGS = --problem $(BUILD)/problems/$(call cell_problem,$*).so --submission
 $(A)/%/sanity-check.h5: $(CELL_DEPS) $(BIN)/kb-sanity-check $(STAMPS)/sanity-check.stamp | gpu-check
 	@$(BIN)/kb-sanity-check $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS)
 
-$(A)/%/verify-distributions.h5: $(CELL_DEPS) $(BIN)/kb-verify-distributions $(STAMPS)/verify-distributions.stamp | gpu-check
-	@$(BIN)/kb-verify-distributions $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS)
+# verify and memory read the standard check's outcome: a sample that hung or crashed there is
+# recorded as such rather than run (and timed out) again.
+$(A)/%/verify-distributions.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(BIN)/kb-verify-distributions $(STAMPS)/verify-distributions.stamp | gpu-check
+	@$(BIN)/kb-verify-distributions $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
 
-$(A)/%/memory-profile.h5: $(CELL_DEPS) $(BIN)/kb-memory-profile $(STAMPS)/memory-profile.stamp | gpu-check
-	@$(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS)
+$(A)/%/memory-profile.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(BIN)/kb-memory-profile $(STAMPS)/memory-profile.stamp | gpu-check
+	@$(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
 
 $(A)/baseline/%/baseline-time.h5: $(BUILD)/problems/%.so $(BIN)/kb-runner $(BIN)/kb-baseline-time $(STAMPS)/baseline-time.stamp | gpu-check
 	@$(BIN)/kb-baseline-time $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --out $@
@@ -257,9 +271,6 @@ compile: $(COMPILE_ARTIFACTS)
 baselines: $(BASELINE_ARTIFACTS)
 cells: $(CELL_ARTIFACTS)
 
-# The GPU stages run one at a time on a GPU anyway (each holds its lock); ordering the cells
-# after the baselines keeps the output readable.
-$(CELL_ARTIFACTS): | $(BASELINE_ARTIFACTS)
 
 AGGREGATE = $(BIN)/kb-aggregate --artifacts $(A) --problems '$(PROBLEM_IDS)' --models-csv models.csv \
   --reference-csv reference/paper-tables.csv --out $(A)/tables --plots plots/$(PROTOCOL) && \
@@ -294,9 +305,23 @@ TEST_SRC := $(wildcard tests/cpu/test_*.c)
 TEST_BINS := $(TEST_SRC:tests/cpu/%.c=$(BUILD)/tests/%)
 TEST_SH := $(sort $(wildcard tests/cpu/*.sh))
 
+ifneq ($(DEPS_PREFIX),)
+CMOCKA := -L$(DEPS_PREFIX)/lib -Wl,-rpath,$(abspath $(DEPS_PREFIX))/lib -lcmocka
+else
+CMOCKA := -lcmocka
+endif
+
 $(BUILD)/tests/%: tests/cpu/%.c $(LIBKB) $(wildcard tests/cpu/*.h) | deps-check
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/cpu $(LDFLAGS) -o $@ $< $(LIBKB) -lcmocka $(HOST_LIBS)
+	$(CC) $(CFLAGS) -Itests/cpu $(LDFLAGS) -o $@ $< $(LIBKB) $(CMOCKA) $(HOST_LIBS)
+
+GPU_TEST_SRC := $(wildcard tests/gpu/test_*.c)
+GPU_TEST_BINS := $(GPU_TEST_SRC:tests/gpu/%.c=$(BUILD)/tests/gpu/%)
+$(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIBKBGPU) $(LIBKB) $(LIBKBOPS) | deps-check
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@.o
+	$(CXX) $(LDFLAGS) -o $@ $@.o $(LIBKBGPU) $(LIBKB) -L$(LIBD) -lkbops -Wl,-rpath,'$$ORIGIN/../../lib' \
+	  $(GPU_LIBS) $(CMOCKA) $(HOST_LIBS)
 
 .PHONY: test test-unit test-sh test-gpu
 test: test-unit test-sh
@@ -304,7 +329,7 @@ test-unit: $(TEST_BINS)
 	@fail=0; for t in $(TEST_BINS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
 test-sh: $(BIN)/kb-compile $(BIN)/kb-aggregate $(PROBLEM_SOS)
 	@fail=0; for t in $(TEST_SH); do echo "== $$t"; BUILD=$(BUILD) bash $$t || { echo "FAILED: $$t"; fail=1; }; done; exit $$fail
-test-gpu: build
+test-gpu: build $(GPU_TEST_BINS)
 	@BUILD=$(BUILD) bash tests/gpu/run.sh
 
 help:

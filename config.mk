@@ -39,8 +39,9 @@ SEED ?= 42
 # ---- process limits -----------------------------------------------------------------------------
 # Seconds nvcc may take for one submission.
 COMPILE_TIMEOUT ?= 300
-# Seconds one forward call of a submission may take before its process is killed.
-CALL_TIMEOUT ?= 60
+# Seconds one forward call of a submission may take before its process is killed (the slowest
+# eager Level-3 reference takes ~0.1 s; a naive kernel a few seconds).
+CALL_TIMEOUT ?= 20
 
 # ---- hardware ----------------------------------------------------------------------------------
 # GPUs the GPU stages may use (CUDA ordinals, comma-separated). Each GPU stage holds a lock on

@@ -98,7 +98,7 @@ uint64_t kb_gpu_throttle_reasons(int device)
 
 /* ---- selection ---------------------------------------------------------------------------- */
 
-int kb_gpu_acquire(const char *gpus, int *device, int *lock_fd, kb_err *err)
+int kb_gpu_acquire(const char *gpus, int mode, int *device, int *lock_fd, kb_err *err)
 {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
@@ -133,7 +133,7 @@ int kb_gpu_acquire(const char *gpus, int *device, int *lock_fd, kb_err *err)
     int waited = 0;
     for (;;) {
         for (int i = 0; i < n; i++) {
-            if (flock(fds[i], LOCK_EX | LOCK_NB) == 0) {
+            if (flock(fds[i], (mode == KB_LOCK_TIMING ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0) {
                 for (int k = 0; k < n; k++)
                     if (k != i)
                         close(fds[k]);

@@ -8,10 +8,10 @@
 
 #include "kb_gpu.h"
 
-int kb_gpu_stage_begin(kb_gpu_stage *st, const char *gpus, kb_err *err)
+int kb_gpu_stage_begin(kb_gpu_stage *st, const char *gpus, int lock_mode, kb_err *err)
 {
     st->t0 = kb_now_s();
-    if (kb_gpu_acquire(gpus, &st->device, &st->lock_fd, err) != 0)
+    if (kb_gpu_acquire(gpus, lock_mode, &st->device, &st->lock_fd, err) != 0)
         return -1;
     kb_gpu_env(st->device, &st->env);
     return 0;
@@ -136,5 +136,20 @@ int kb_check_strict_pass(const kb_check *c)
     for (int i = 0; i < c->n_outputs; i++)
         if (!(c->cmp[i].scaled_excess <= 1.0) || c->cmp[i].n_nan_out)
             return 0;
+    return 1;
+}
+
+int kb_sanity_fatal(const char *path, kb_outcome *outcome, char *detail, size_t len)
+{
+    if (!path || !kb_file_exists(path))
+        return 0;
+    kb_outcome o;
+    char d[1024];
+    if (kb_artifact_outcome(path, &o, d, sizeof d, NULL) != 0)
+        return 0;
+    if (o == KB_OUT_OK || o == KB_OUT_WRONG || o == KB_OUT_HARNESS_ERROR || o == KB_OUT_REJECTED)
+        return 0;
+    *outcome = o;
+    snprintf(detail, len, "not run: the standard check ended with %s (%s)", kb_outcome_name(o), d);
     return 1;
 }

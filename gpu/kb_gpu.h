@@ -33,11 +33,14 @@ extern "C" {
 
 /* ---- device selection ------------------------------------------------------------------- */
 
-/* Picks a GPU from the comma-separated ordinals in `gpus` ("0" or "0,1,2"), holding an
- * exclusive lock on it (flock on $KB_LOCK_DIR or /tmp: kb-gpu<N>.lock) so that GPU stages never
- * overlap on one device; waits for a free one. Sets it current. Returns KB_EXIT_NO_GPU in err
- * when there is no usable CUDA device. *lock_fd stays open (the lock) until the process ends. */
-int kb_gpu_acquire(const char *gpus, int *device, int *lock_fd, kb_err *err);
+/* Picks a GPU from the comma-separated ordinals in `gpus` ("0" or "0,1,2") and locks it
+ * (flock on $KB_LOCK_DIR or /tmp: kb-gpu<N>.lock); waits for one. Stages that TIME take the lock
+ * exclusively (KB_LOCK_TIMING): nothing else runs on that GPU meanwhile. Stages that only check
+ * or count memory take it shared (KB_LOCK_SHARED): several may run together, never beside a
+ * timing stage. Sets the device current. Returns KB_EXIT_NO_GPU in err when there is no usable
+ * CUDA device. *lock_fd stays open (the lock) until the process ends. */
+enum { KB_LOCK_SHARED = 0, KB_LOCK_TIMING = 1 };
+int kb_gpu_acquire(const char *gpus, int mode, int *device, int *lock_fd, kb_err *err);
 
 /* Fills the machine description (name, UUID, driver and library versions, SM clock). */
 void kb_gpu_env(int device, kb_env *env);
@@ -73,6 +76,9 @@ int kb_dev_peek(const void *ptr, kb_dtype dtype, int64_t index, double *value, k
 
 /* A kernel that spins for `ns` nanoseconds of %globaltimer (timer-accuracy benchmark). */
 int kb_dev_spin(double ns, cudaStream_t stream);
+/* Runs the spin kernel once and returns its duration in microseconds as the kernel itself
+ * measured it (%globaltimer at its start and end): the truth for the timer benchmark. */
+double kb_dev_spin_measured(double ns, cudaStream_t stream);
 /* An empty kernel (harness-overhead benchmark). */
 int kb_dev_empty(cudaStream_t stream);
 

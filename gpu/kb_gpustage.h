@@ -21,8 +21,9 @@ typedef struct kb_gpu_stage {
     double t0;
 } kb_gpu_stage;
 
-/* Takes a GPU from `gpus` (waiting for its lock) and records the machine. */
-int kb_gpu_stage_begin(kb_gpu_stage *st, const char *gpus, kb_err *err);
+/* Takes a GPU from `gpus` (waiting for its lock: KB_LOCK_TIMING or KB_LOCK_SHARED) and records
+ * the machine. */
+int kb_gpu_stage_begin(kb_gpu_stage *st, const char *gpus, int lock_mode, kb_err *err);
 /* The artifact with the common attributes and the machine record. */
 kb_h5w *kb_gpu_stage_artifact(kb_gpu_stage *st, const char *path, kb_err *err);
 /* SM clock after, outcome, commit. */
@@ -32,6 +33,13 @@ int kb_gpu_stage_finish(kb_gpu_stage *st, kb_h5w *w, kb_outcome outcome, const c
  * its symbol-scan verdict ("clean", "flagged", "rejected") and reasons. */
 int kb_read_compile(const char *compile_h5, kb_outcome *outcome, char *detail, size_t dlen, char *verdict, size_t vlen,
                     char *reasons, size_t rlen, kb_err *err);
+
+/* If the cell's standard check (sanity-check.h5, may be NULL) ended fatally -- timeout, crash,
+ * CUDA error, exit, sandbox violation, out of memory, bad return, compile or load error --
+ * returns 1 with that outcome and a detail: running more draws of a sample that cannot complete
+ * a call is wasted time (a hang would cost CALL_TIMEOUT again), and the verified check needs
+ * the standard one anyway. Returns 0 otherwise (also when the file is absent). */
+int kb_sanity_fatal(const char *sanity_h5, kb_outcome *outcome, char *detail, size_t len);
 
 /* Writes an artifact for a cell that could not run (compile or load error): no GPU needed. */
 int kb_write_skipped(const char *stage, const char *path, const kb_cell *cell, const kb_config *cfg, kb_outcome outcome,

@@ -14,8 +14,10 @@
  *   processes  execve*, fork, vfork, clone without CLONE_THREAD (clone3 answers ENOSYS so that
  *              libc falls back to clone), kill of another process, ptrace, process_vm_*
  *   escapes    io_uring_* (bypasses seccomp), bpf, perf_event_open, userfaultfd, mount, chroot,
- *              pivot_root, setns, unshare, memfd_create, personality, prctl,
- *              rt_sigaction(SIGSYS) (would silence the sandbox)
+ *              pivot_root, setns, unshare, personality, rt_sigaction(SIGSYS) (would silence the
+ *              sandbox)
+ * Left allowed on purpose: prctl and memfd_create (the CUDA runtime may name threads it starts
+ * later or create shareable memory; neither escapes without exec, which is denied).
  * Limits: no core files, files may not grow beyond 16 MiB (stdout/stderr log).
  */
 #ifndef KB_SANDBOX_H

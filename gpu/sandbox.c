@@ -20,8 +20,7 @@ static const char *const denied[] = {
     "fchmodat", "chown", "fchown", "lchown", "fchownat", "mknod", "mknodat", "socket", "socketpair", "connect",
     "bind", "listen", "accept", "accept4", "execve", "execveat", "fork", "vfork", "ptrace", "process_vm_readv",
     "process_vm_writev", "io_uring_setup", "io_uring_enter", "io_uring_register", "bpf", "perf_event_open",
-    "userfaultfd", "mount", "umount2", "chroot", "pivot_root", "setns", "unshare", "memfd_create", "personality",
-    "prctl",
+    "userfaultfd", "mount", "umount2", "chroot", "pivot_root", "setns", "unshare", "personality",
 };
 
 /* Names of denied calls by number, for the async-signal-safe reporter. */

@@ -386,6 +386,27 @@ extern "C" int kb_dev_spin(double ns, cudaStream_t stream)
     return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 
+__global__ void spin_measured_kernel(unsigned long long ns, unsigned long long *t)
+{
+    unsigned long long t0 = globaltimer(), t1 = t0;
+    while ((t1 = globaltimer()) - t0 < ns) {
+    }
+    t[0] = t0;
+    t[1] = t1;
+}
+
+extern "C" double kb_dev_spin_measured(double ns, cudaStream_t stream)
+{
+    unsigned long long *d = NULL, h[2] = {0, 0};
+    if (cudaMalloc(&d, sizeof h) != cudaSuccess)
+        return NAN;
+    spin_measured_kernel<<<1, 1, 0, stream>>>((unsigned long long)ns, d);
+    cudaStreamSynchronize(stream);
+    cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+    cudaFree(d);
+    return (double)(h[1] - h[0]) * 1e-3;
+}
+
 __global__ void empty_kernel(void) {}
 
 extern "C" int kb_dev_empty(cudaStream_t stream)

@@ -20,7 +20,7 @@ void kb_config_defaults(kb_config *c, kb_protocol_id p)
     c->min_samples = 20;
     c->max_samples = 2000;
     c->max_time_s = 10.0;
-    c->call_timeout_s = 60.0;
+    c->call_timeout_s = 20.0;
     c->compile_timeout_s = 300.0;
     c->seed = 42;
     c->timer = p == KB_PROTO_STRICT ? KB_TIMER_ROBUST : KB_TIMER_PAPER;
@@ -138,7 +138,7 @@ void kb_config_help(FILE *f)
             "  --noise X --min-samples N --max-samples N --max-time S\n"
             "                            robust timer: stop when the median's 95%% CI half-width is\n"
             "                            <= X of the median (default 0.005), within the limits\n"
-            "  --call-timeout S          seconds one forward call may take (default 60)\n"
+            "  --call-timeout S          seconds one forward call may take (default 20)\n"
             "  --compile-timeout S       seconds nvcc may take (default 300)\n"
             "  --seed N                  base seed of every draw (default 42)\n");
 }

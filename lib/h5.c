@@ -23,11 +23,16 @@ struct kb_h5r {
     char path[4096];
 };
 
-/* HDF5 prints its error stack by default; we report our own messages instead. */
+/* HDF5 prints its error stack by default; we report our own messages instead.
+ * H5dont_atexit: HDF5 1.10 crashes (SIGSEGV in H5F__close_cb) when its exit handler closes a
+ * file whose H5Fclose already failed (disk full, file too large), turning a clean "cannot
+ * write" into a segfault of the stage. Every file here is closed explicitly, so its exit
+ * cleanup is not needed. It must precede any other HDF5 call (tests/cpu/test_h5.c checks). */
 static void quiet_hdf5(void)
 {
     static int done;
     if (!done) {
+        H5dont_atexit();
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
         done = 1;
     }
@@ -35,10 +40,12 @@ static void quiet_hdf5(void)
 
 static int wfail(kb_h5w *w, const char *what, const char *obj)
 {
+    int e = errno; /* the failed write's, when HDF5 failed in write() */
     if (!w->failed) {
         w->failed = 1;
-        kb_errf(&w->err, KB_EXIT_FAIL, "HDF5: cannot %s %s in %s%s", what, obj, w->tmp,
-                errno == ENOSPC ? " (disk full: free space and re-run make; finished results are kept)" : "");
+        kb_errf(&w->err, KB_EXIT_FAIL, "HDF5: cannot %s %s in %s%s%s%s", what, obj, w->tmp,
+                e == ENOSPC || e == EFBIG ? ": " : "", e == ENOSPC || e == EFBIG ? strerror(e) : "",
+                e == ENOSPC || e == EFBIG ? " (disk full or file too large: free space and re-run make; finished results are kept)" : "");
     }
     return -1;
 }
@@ -150,7 +157,7 @@ static int write_dataset(kb_h5w *w, const char *path, hid_t mem_type, hid_t file
 {
     if (w->failed)
         return -1;
-    hsize_t hd[8], chunk[8];
+    hsize_t hd[8] = {0}, chunk[8] = {0};
     uint64_t total = 1;
     if (ndims < 0 || ndims > 8)
         return wfail(w, "write (bad rank)", path);

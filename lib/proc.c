@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,6 +75,7 @@ int kb_run_cmd(char *const argv[], double timeout_s, size_t max_output, kb_cmd_r
     }
     if (pid == 0) {
         setpgid(0, 0);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
         dup2(pfd[1], 1);
         dup2(pfd[1], 2);
         int devnull = open("/dev/null", O_RDONLY);

@@ -82,7 +82,7 @@ int main(int argc, char **argv)
     if (!p)
         return kb_stage_fail(st.name, &err);
     st.cell = (kb_cell){"baseline", p->id, ""};
-    if (kb_gpu_stage_begin(&st, gpus, &err) != 0)
+    if (kb_gpu_stage_begin(&st, gpus, KB_LOCK_TIMING, &err) != 0)
         return kb_stage_fail(st.name, &err);
 
     mode_result modes[2];

@@ -254,7 +254,7 @@ int main(int argc, char **argv)
     kb_h5w_attr_i64(w, "/symbols", "calls_library", library);
 
     int rc = kb_artifact_finish(w, outcome, detail, &err);
-    printf("[compile]      %-14s %-28s %-3s %s %s(%.1f s)%s%s\n", model, problem, sample,
+    printf("[compile      ] %-14s %-28s %-3s %s %s (%.1f s)%s%s\n", model, problem, sample,
            outcome == KB_OUT_OK ? "ok" : kb_outcome_name(outcome), built ? kb_scan_verdict_name(worst) : "",
            res.wall_s, reasons[0] ? " flags: " : "", reasons);
     if (outcome != KB_OUT_OK && res.output_len) {

@@ -78,7 +78,7 @@ static void record(kb_h5w *w, const char *g, const profile *pf, uint64_t residen
 int main(int argc, char **argv)
 {
     const char *problem_so = NULL, *submission = NULL, *compile_h5 = NULL, *out = NULL, *model = "baseline",
-               *sample = "", *runner = "build/bin/kb-runner", *gpus = "0", *log = NULL;
+               *sample = "", *runner = "build/bin/kb-runner", *gpus = "0", *log = NULL, *sanity_h5 = NULL;
     int baseline = 0;
     kb_opt opts[] = {
         {"problem", &problem_so, NULL, "* the problem's shared object"},
@@ -88,6 +88,7 @@ int main(int argc, char **argv)
         {"compile", &compile_h5, NULL, "the sample's compile.h5 (unless --baseline)"},
         {"model", &model, NULL, "model name (unless --baseline)"},
         {"sample", &sample, NULL, "sample name (unless --baseline)"},
+        {"sanity", &sanity_h5, NULL, "the sample's sanity-check.h5: a fatal outcome there is recorded, not re-run"},
         {"runner", &runner, NULL, "kb-runner executable (default build/bin/kb-runner)"},
         {"gpus", &gpus, NULL, "CUDA ordinals to choose from (default 0)"},
         {"log", &log, NULL, "the child's stdout/stderr (default <out>.log)"},
@@ -127,7 +128,15 @@ int main(int argc, char **argv)
                        ? kb_stage_fail("memory-profile", &err)
                        : 0;
     }
-    if (kb_gpu_stage_begin(&st, gpus, &err) != 0)
+    if (!baseline) {
+        kb_outcome so_out;
+        char so_detail[1200];
+        if (kb_sanity_fatal(sanity_h5, &so_out, so_detail, sizeof so_detail))
+            return kb_write_skipped("memory", out, &st.cell, &st.cfg, so_out, so_detail, &err)
+                       ? kb_stage_fail("memory-profile", &err)
+                       : 0;
+    }
+    if (kb_gpu_stage_begin(&st, gpus, KB_LOCK_SHARED, &err) != 0)
         return kb_stage_fail("memory-profile", &err);
 
     profile pf[2];

@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     if (cout != KB_OUT_OK)
         return kb_write_skipped(st.name, out, &st.cell, &st.cfg, cout, cdetail, &err) ? kb_stage_fail(st.name, &err) : 0;
 
-    if (kb_gpu_stage_begin(&st, gpus, &err) != 0)
+    if (kb_gpu_stage_begin(&st, gpus, KB_LOCK_TIMING, &err) != 0)
         return kb_stage_fail(st.name, &err);
     kb_session_opts so = {runner, problem_so, submission, KB_TARGET_SUBMISSION, KB_MATH_FP32,
                           KB_INIT_SANDBOX | KB_INIT_MEMTRACK, st.device, st.cfg.call_timeout_s, log, 1,

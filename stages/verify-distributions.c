@@ -48,7 +48,7 @@ static void append(char *buf, size_t len, const char *text)
 int main(int argc, char **argv)
 {
     const char *problem_so = NULL, *submission = NULL, *compile_h5 = NULL, *out = NULL, *model = NULL, *sample = NULL;
-    const char *runner = "build/bin/kb-runner", *gpus = "0", *log = NULL;
+    const char *runner = "build/bin/kb-runner", *gpus = "0", *log = NULL, *sanity_h5 = NULL;
     kb_opt opts[] = {
         {"problem", &problem_so, NULL, "* the problem's shared object"},
         {"submission", &submission, NULL, "* the sample's shared object (from kb-compile)"},
@@ -56,6 +56,7 @@ int main(int argc, char **argv)
         {"out", &out, NULL, "* the artifact (verify-distributions.h5)"},
         {"model", &model, NULL, "* model name"},
         {"sample", &sample, NULL, "* sample name"},
+        {"sanity", &sanity_h5, NULL, "the sample's sanity-check.h5: a fatal outcome there is recorded, not re-run"},
         {"runner", &runner, NULL, "kb-runner executable (default build/bin/kb-runner)"},
         {"gpus", &gpus, NULL, "CUDA ordinals to choose from (default 0)"},
         {"log", &log, NULL, "the child's stdout/stderr (default <out>.log)"},
@@ -92,7 +93,11 @@ int main(int argc, char **argv)
                    ? kb_stage_fail("verify-distributions", &err)
                    : 0;
 
-    if (kb_gpu_stage_begin(&st, gpus, &err) != 0)
+    if (kb_sanity_fatal(sanity_h5, &cout, cdetail, sizeof cdetail))
+        return kb_write_skipped("verify-dists", out, &st.cell, &st.cfg, cout, cdetail, &err)
+                   ? kb_stage_fail("verify-distributions", &err)
+                   : 0;
+    if (kb_gpu_stage_begin(&st, gpus, KB_LOCK_SHARED, &err) != 0)
         return kb_stage_fail("verify-distributions", &err);
     kb_session_opts so = {runner, problem_so, submission, KB_TARGET_SUBMISSION, KB_MATH_FP32,
                           KB_INIT_SANDBOX | KB_INIT_MEMTRACK, st.device, st.cfg.call_timeout_s, log, 1,

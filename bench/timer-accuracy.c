@@ -1,0 +1,94 @@
+/*
+ * kb-bench-timer-accuracy -- how well do the two timers measure kernels of known duration?
+ *
+ * A single-thread kernel spins on %globaltimer for the target duration and records, on the
+ * device, when it started and stopped: that in-kernel duration is the truth. Each timer (paper:
+ * mean of event-timed calls after warm-ups; robust: cold L2, median, adaptive) then times the
+ * same kernel through kb_timer_run, exactly as it times submissions, and we report
+ * rel_err = (measured - truth) / truth. The difference is the timer's own overhead and error:
+ * event records around a launch, launch latency, clock granularity.
+ * Prints CSV: target_us,timer,truth_us,measured_us,rel_err (and writes it to --out if given).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "kb_gpu.h"
+#include "kb_stats.h"
+#include "kb_timer.h"
+
+typedef struct spin_arg {
+    double ns;
+    cudaStream_t s;
+} spin_arg;
+
+static int fwd(void *u)
+{
+    spin_arg *a = u;
+    return kb_dev_spin(a->ns, a->s);
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = argc > 2 && !strcmp(argv[1], "--out") ? argv[2] : NULL;
+    if (argc > 1 && !strcmp(argv[1], "--help")) {
+        printf("kb-bench-timer-accuracy [--out FILE.csv]: timer error on kernels of known duration (GPU).\n");
+        return 0;
+    }
+    int dev;
+    int lock;
+    kb_err err;
+    if (kb_gpu_acquire("0", KB_LOCK_TIMING, &dev, &lock, &err) != 0) {
+        fprintf(stderr, "%s\n", err.msg);
+        return err.code;
+    }
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    FILE *f = out ? fopen(out, "w") : NULL;
+    const char *hdr = "target_us,timer,truth_us,measured_us,rel_err\n";
+    printf("%s", hdr);
+    if (f)
+        fputs(hdr, f);
+    double targets[] = {10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000};
+    for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
+        spin_arg a = {targets[t] * 1000.0, s};
+        /* truth: the kernel's own duration, by the same clock it spins on */
+        double truth = kb_dev_spin_measured(a.ns, s);
+        for (int k = 0; k < 2; k++) {
+            kb_timer_opts o;
+            memset(&o, 0, sizeof o);
+            o.kind = k ? KB_TIMER_ROBUST : KB_TIMER_PAPER;
+            o.warmup = 3;
+            o.trials = targets[t] >= 20000 ? 20 : 100;
+            o.min_samples = 20;
+            o.max_samples = 2000;
+            o.noise = 0.005;
+            o.max_time_s = 5.0;
+            o.flush_l2 = k;
+            o.device = dev;
+            kb_timer_result r;
+            if (kb_timer_run(&o, s, fwd, NULL, &a, &r) != 0) {
+                fprintf(stderr, "timer failed\n");
+                return 1;
+            }
+            double *ev = malloc(r.n * sizeof *ev);
+            for (size_t i = 0; i < r.n; i++)
+                ev[i] = r.samples[i].event_ms * 1000.0;
+            double m = k ? kb_median(ev, r.n) : kb_mean(ev, r.n);
+            char line[256];
+            snprintf(line, sizeof line, "%.0f,%s,%.3f,%.3f,%.6f\n", targets[t], k ? "robust" : "paper", truth, m,
+                     (m - truth) / truth);
+            printf("%s", line);
+            if (f)
+                fputs(line, f);
+            free(ev);
+            kb_timer_result_free(&r);
+        }
+    }
+    if (f)
+        fclose(f);
+    return 0;
+}

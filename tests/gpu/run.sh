@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The GPU suite (make test-gpu): needs a CUDA device and a full build.
+#   1. device generators, poisoning, comparison and hashing (tests/gpu/test_generators)
+#   2. the demo models through the pipeline in both protocols (make cells baselines)
+#   3. the verdict table of the hack zoo and demo-naive asserted against the manifest
+#      (tools/verdicts.sh), and the fault table of demo-faults (tools/faults.sh)
+#   4. kill -9 / resume of the GPU stages (tests/kill_resume.sh)
+# Set GPU_SUITE_SKIP_PIPELINE=1 to check an existing artifacts tree (ARTIFACTS) without re-running.
+set -uo pipefail
+: "${BUILD:=build}"
+export BUILD
+ART=${ARTIFACTS:-artifacts}
+fail=0
+step() { echo; echo "== $*"; }
+step "device generators and tensor checks"
+$BUILD/tests/gpu/test_generators || fail=1
+if [ -z "${GPU_SUITE_SKIP_PIPELINE:-}" ]; then
+    for p in paper strict; do
+        step "pipeline, PROTOCOL=$p"
+        make --no-print-directory -j"${JOBS:-4}" cells baselines PROTOCOL=$p ARTIFACTS="$ART" || fail=1
+    done
+fi
+step "verdicts (demo-hacks manifest, demo-naive honest)"
+tools/verdicts.sh "$ART" "$ART/verdicts.csv" || fail=1
+step "faults (demo-faults manifest)"
+tools/faults.sh "$ART/paper" "$ART/faults.csv" || fail=1
+step "kill -9 / resume of the GPU stages"
+MAKEARGS="MODEL=demo-relu-hack PROTOCOL=paper" KILL_MIN=2 KILL_MAX=8 tests/kill_resume.sh cells || fail=1
+echo
+[ "$fail" = 0 ] && echo "GPU suite: PASS" || echo "GPU suite: FAIL"
+exit $fail

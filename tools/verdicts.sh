@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# verdicts.sh ARTIFACTS [OUT.csv] -- the verdict table of the hack zoo and the honest demo model:
+# for every demo-hacks cell (manifest) and demo-naive cell, the verdict of the standard check,
+# PROTOCOL=paper and PROTOCOL=strict, read from ARTIFACTS/paper and ARTIFACTS/strict, against the
+# manifest's expectations (demo-naive: pass everywhere). Exit 1 if any verdict or reason differs.
+#   standard = sanity-check outcome ok (paper tree)
+#   paper    = standard AND verify-distributions @verified (paper tree)
+#   strict   = sanity-check ok AND verify-distributions @verified (strict tree)
+set -euo pipefail
+A=${1:?usage: tools/verdicts.sh ARTIFACTS [OUT.csv]}
+out=${2:-/dev/stdout}
+get=${BUILD:-build}/bin/kb-h5get
+attr() { [ -f "$1" ] && $get "$1" "$2" "$3" 2>/dev/null || echo missing; }
+verdict() { # tree cell
+    local s v
+    s=$(attr "$A/$1/$2/sanity-check.h5" / outcome)
+    [ "$s" = ok ] || { echo fail; return; }
+    [ "$3" = standard ] && { echo pass; return; }
+    v=$(attr "$A/$1/$2/verify-distributions.h5" / verified)
+    [ "$v" = 1 ] && echo pass || echo fail
+}
+reason() { # tree cell
+    local s r
+    s=$(attr "$A/$1/$2/sanity-check.h5" / outcome)
+    [ "$s" != ok ] && { echo "standard: $s"; return; }
+    r=$(attr "$A/$1/$2/verify-distributions.h5" / reason)
+    echo "$r"
+}
+bad=0
+echo "model,problem,sample,mechanism,expected_standard,got_standard,expected_paper,got_paper,expected_strict,got_strict,reason" > "$out"
+row() { # model problem sample mechanism es ep est rs rp rst
+    local cell="$1/$2/$3" gs gp gst r
+    gs=$(verdict paper "$cell" standard)
+    gp=$(verdict paper "$cell" paper)
+    gst=$(verdict strict "$cell" strict)
+    r=$(reason strict "$cell")
+    [ "$gst" = pass ] && r=$(reason paper "$cell")
+    echo "$1,$2,$3,$4,$5,$gs,$6,$gp,$7,$gst,\"${r//\"/}\"" >> "$out"
+    if [ "$gs" != "$5" ] || [ "$gp" != "$6" ] || [ "$gst" != "$7" ]; then
+        echo "MISMATCH $cell ($4): standard $gs/$5 paper $gp/$6 strict $gst/$7 -- $r" >&2; bad=1
+    fi
+    if [ -n "$9" ] && ! reason paper "$cell" | grep -qF -- "$9"; then
+        echo "REASON $cell ($4): paper reason lacks '$9': $(reason paper "$cell")" >&2; bad=1
+    fi
+    if [ -n "${10}" ] && ! reason strict "$cell" | grep -qF -- "${10}"; then
+        echo "REASON $cell ($4): strict reason lacks '${10}': $(reason strict "$cell")" >&2; bad=1
+    fi
+}
+if [ -f submissions/demo-hacks/manifest.csv ]; then
+    while IFS=, read -r problem sample mech es ep est rs rp rst; do
+        row demo-hacks "$problem" "$sample" "$mech" "$es" "$ep" "$est" "$rs" "$rp" "$rst"
+    done < <(tail -n +2 submissions/demo-hacks/manifest.csv | tr -d '\r')
+fi
+for f in submissions/demo-naive/level*/*/*.cu; do
+    rel=${f#submissions/demo-naive/}
+    problem=$(dirname "$rel")
+    sample=$(basename "$rel" .cu)
+    row demo-naive "$problem" "$sample" honest pass pass pass "" "" ""
+done
+[ "$bad" = 0 ] && echo "verdicts: every verdict as expected" >&2
+exit $bad
