@@ -25,7 +25,8 @@
  *
  * Napkin math: 2 * 128 * 512 * 1024 * 2048 = 2.75e11 FLOP. Compulsory traffic: A 268 MB + B 1074 MB
  * read, C 537 MB written = 1.9 GB, 0.44 ms at ~4.3 TB/s (the 64 blocks of one batch are adjacent
- * in launch order, so the 4 row tiles re-read each 512 KB B[b] column panel from L2, not DRAM). Compute at the ~200-300 TFLOP/s a shared-memory-fed mma.sync
+ * in launch order, so the 4 row tiles re-read each 512 KB B[b] column panel from L2, not DRAM).
+ * Compute at the ~200-300 TFLOP/s a shared-memory-fed mma.sync
  * kernel reaches: 0.9-1.4 ms, overlapping the traffic: expect ~1.0-1.4 ms, i.e. ~4-5x the FP32
  * eager baseline (5.42 ms) and ~0.6-0.85x the TF32 eager baseline (cuBLAS, 0.858 ms).
  * Error: TF32 rounding (2^-11 relative per operand, unbiased) over K = 1024 products of U[0,1)
