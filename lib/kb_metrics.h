@@ -80,6 +80,8 @@ typedef struct kb_sample_rec {
     /* sanity-check.h5 */
     int std_correct;          /* @correct == 1 (1), 0, -1 missing */
     char std_outcome[32];
+    char protocol[16];        /* root @protocol */
+    double tau;               /* /config @tau (the tolerance the recorded verdicts used) */
     int trials_run, trials_passed;
     double kernel_ms;         /* /timing/kernel @reported_ms when @timed; NaN otherwise */
     double std_tau_req;       /* max over ran, non-skipped trials and outputs of tau_req; +inf if a

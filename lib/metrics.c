@@ -80,7 +80,7 @@ void kb_sample_init(kb_sample_rec *s, const char *name)
     s->compiled = s->calls_library = s->std_correct = s->hidden_pass = -1;
     s->trials_run = s->trials_passed = -1;
     s->std_complete = 0;
-    s->kernel_ms = s->peak_bytes = s->std_tau_req = s->hid_tau_req = NAN;
+    s->kernel_ms = s->peak_bytes = s->std_tau_req = s->hid_tau_req = s->tau = NAN;
 }
 
 int kb_problem_level(const char *id)

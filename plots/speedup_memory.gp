@@ -1,0 +1,44 @@
+# speedup_memory.gp -- speedup against memory ratio of the best verified sample, one point per
+# model x problem, log-log: top right = faster AND leaner than PyTorch eager.
+#   gnuplot -e "dir='plots/paper'" plots/speedup_memory.gp     (make all / make report run it)
+# Reads $dir/speedup_memory.dat (kb-aggregate: one block per model: mem_ratio speedup problem);
+# writes $dir/speedup_memory.png and .svg. With no data yet it draws a placeholder, never fails.
+if (!exists("dir")) dir = "plots/paper"
+name = "speedup_memory"
+f = dir."/".name.".dat"
+meta(key) = system(sprintf("awk '/^#%s:/ {print $2; exit}' '%s' 2>/dev/null", key, f))
+s = meta("points"); points = (s eq "") ? 0 : int(s + 0)
+s = meta("models"); nm = (s eq "") ? 0 : int(s + 0)
+proto = meta("protocol")
+set datafile missing "NaN"
+
+do for [ext in "png svg"] {
+    if (ext eq "png") {
+        set terminal pngcairo size 1000,750 noenhanced font "sans,12"
+    } else {
+        set terminal svg size 1000,750 dynamic noenhanced font "sans,12" background "white"
+    }
+    set output dir."/".name.".".ext
+    if (points == 0 || nm == 0) {
+        unset border; unset tics; unset key
+        set xrange [0:1]; set yrange [0:1]
+        set title "Speedup vs memory"
+        set label 1 "no data yet: run 'make all' (GPU) or 'make report' once artifacts exist" at graph 0.5, 0.5 center
+        plot 2 notitle
+        unset label 1
+    } else {
+        set title sprintf("Speedup vs peak memory of the best verified sample (TF32 baseline, protocol %s)", proto)
+        set xlabel "memory ratio: baseline peak / kernel peak (x, log scale; > 1 = the kernel uses less)"
+        set ylabel "speedup: TF32 baseline time / kernel time (x, log scale)"
+        set logscale xy
+        set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05
+        set grid
+        set key outside right top box
+        set arrow 1 from 1, graph 0 to 1, graph 1 nohead dashtype 2 linecolor rgb "gray40"
+        set arrow 2 from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 linecolor rgb "gray40"
+        plot for [i=0:nm-1] f index i using 1:2 with points pointtype (i % 6) + 5 pointsize 1.4 title columnheader(1)
+        unset arrow 1
+        unset arrow 2
+    }
+    unset output
+}
