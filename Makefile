@@ -277,7 +277,7 @@ AGGREGATE = $(BIN)/kb-aggregate --artifacts $(A) --problems '$(PROBLEM_IDS)' --m
   { command -v gnuplot >/dev/null || { echo "gnuplot not found: tables made, figures skipped (install gnuplot-nox)"; exit 0; }; \
     for g in plots/*.gp; do gnuplot -e "dir='plots/$(PROTOCOL)'" $$g || exit 1; done; }
 
-$(TABLES): $(CELL_ARTIFACTS) $(BASELINE_ARTIFACTS) $(BIN)/kb-aggregate $(wildcard plots/*.gp models.csv)
+$(TABLES): $(CELL_ARTIFACTS) $(BASELINE_ARTIFACTS) $(BIN)/kb-aggregate $(wildcard plots/*.gp models.csv reference/paper-tables.csv)
 	@$(AGGREGATE)
 
 # Tables and figures from whatever artifacts exist: no GPU, no stage re-runs.
