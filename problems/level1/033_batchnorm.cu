@@ -28,7 +28,8 @@ static const kb_tensor_spec inputs[] = {
     {"bn.bias", KB_F32, KB_SHAPE(BN_C), KB_ROLE_PARAM, {KB_GEN_ZEROS, 0, 0}, 0},
 };
 static const kb_tensor_spec outputs[] = {
-    {"y", KB_F32, KB_SHAPE(BN_N, BN_C, BN_H, BN_W), KB_ROLE_OUTPUT, {KB_GEN_ZEROS, 0, 0}, 0},
+    /* terms: the batch statistics sum N*H*W values per channel */
+    {"y", KB_F32, KB_SHAPE(BN_N, BN_C, BN_H, BN_W), KB_ROLE_OUTPUT, {KB_GEN_ZEROS, 0, 0}, (int64_t)BN_N * BN_H * BN_W},
 };
 
 static int reference(kb_ctx *ctx, const kb_args *a)
