@@ -97,7 +97,8 @@ int kb_config_set(kb_config *c, const char *name, const char *v, kb_err *err)
         char *end;
         errno = 0;
         unsigned long long s = strtoull(v, &end, 0);
-        if (errno || end == v || *end)
+        /* strtoull accepts "-1" and wraps it to 2^64 - 1 */
+        if (errno || end == v || *end || strchr(v, '-'))
             return kb_errf(err, KB_EXIT_USAGE, "--seed %s: expected an unsigned integer", v);
         c->seed = s;
         return 1;

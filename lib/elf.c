@@ -78,7 +78,9 @@ int kb_elf_read(const char *path, kb_elf_syms *out, kb_err *err)
                 if (sym[k].st_shndx == SHN_UNDEF) {
                     if (push(&out->imports, &out->n_imports, name))
                         goto oom;
-                } else if ((bind == STB_GLOBAL || bind == STB_WEAK) && vis == STV_DEFAULT) {
+                } else if ((bind == STB_GLOBAL || bind == STB_WEAK) && (vis == STV_DEFAULT || vis == STV_PROTECTED)) {
+                    /* protected symbols are exported too: dlsym finds them, they only cannot be
+                     * interposed */
                     if (push(&out->exports, &out->n_exports, name))
                         goto oom;
                 }

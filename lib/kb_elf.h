@@ -1,7 +1,8 @@
 /*
  * kb_elf.h -- the dynamic symbols of a shared object (ELF64, little-endian), read directly from
  * the file: what it imports (undefined symbols), what it exports (defined global or weak symbols
- * of default visibility) and which libraries it needs (DT_NEEDED). No external tool needed.
+ * of default or protected visibility) and which libraries it needs (DT_NEEDED). No external
+ * tool needed.
  */
 #ifndef KB_ELF_H
 #define KB_ELF_H

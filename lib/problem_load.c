@@ -54,6 +54,8 @@ int kb_problem_validate(const kb_problem *p, kb_err *err)
     if (p->n_inputs > 60 || p->n_outputs < 1 || p->n_outputs > 4)
         return kb_errf(err, KB_EXIT_FAIL, "problem %s: %u inputs / %u outputs is out of range", p->id, p->n_inputs,
                        p->n_outputs);
+    if ((p->n_inputs && !p->inputs) || !p->outputs)
+        return kb_errf(err, KB_EXIT_FAIL, "problem %s: no %s array", p->id, !p->outputs ? "outputs" : "inputs");
     for (uint32_t i = 0; i < p->n_inputs; i++) {
         if (check_spec(p, &p->inputs[i], "input", i, err))
             return -1;

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# tests/cpu/compile_all.sh -- every problem object loads and validates, and every submission
+# compiles as expected. Run from the repository root with BUILD set (make test-sh does both);
+# needs $BUILD/bin/kb-compile, the problem objects (make problems) and nvcc, no GPU.
+#
+# 1. Problems: every problems/levelN/NNN_name.cu of config.mk's LEVELS has its object
+#    $BUILD/problems/levelN/NNN_name.so, which dlopens (libkbops.so found through its rpath),
+#    exports only kb_problem_descriptor, validates (lib/problem_load.c) and carries its own id.
+#    The checker is tests/cpu/check_problems.c, built by the Makefile's test rule.
+# 2. Submissions: kb-compile runs on every submissions/<model>/levelN/<problem>/<sample>.cu into
+#    a temporary directory (in parallel, one job per CPU). For demo-* models the outcome must be
+#    "ok", unless submissions/<model>/manifest.csv lists the sample with another expected
+#    outcome: a CSV with a header naming the columns problem, sample and expected_compile
+#    (e.g. "level1/019_relu,s3,compile_error"). Other models' outcomes are reported, not judged
+#    (an LLM's sample may legitimately fail to compile). A table of every sample is printed.
+set -uo pipefail
+
+BUILD=${BUILD:-build}
+ROOT=$(pwd)
+if [ ! -f Makefile ] || [ ! -d problems ]; then
+    echo "compile_all.sh: run from the repository root" >&2
+    exit 1
+fi
+BUILD_ABS=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "compile_all.sh: no build directory $BUILD" >&2; exit 1; }
+KB_COMPILE=$BUILD_ABS/bin/kb-compile
+if [ ! -x "$KB_COMPILE" ]; then
+    echo "compile_all.sh: $KB_COMPILE missing (make $BUILD/bin/kb-compile)" >&2
+    exit 1
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kb-compile-all.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# ---- 1. problems ----------------------------------------------------------------------------------
+echo "== problems"
+if ! make -s --no-print-directory BUILD="$BUILD" "$BUILD/tests/check_problems" >"$tmp/make.log" 2>&1; then
+    cat "$tmp/make.log"
+    echo "FAIL: cannot build the problem checker"
+    exit 1
+fi
+levels=$(make -s --no-print-directory -f - <<'EOF' 2>/dev/null
+include config.mk
+print:
+	@echo $(LEVELS)
+EOF
+)
+[ -n "$levels" ] || levels="level1 level2 level3"
+sos=()
+n_src=0
+for lv in $levels; do
+    for src in problems/"$lv"/[0-9][0-9][0-9]_*.cu; do
+        [ -e "$src" ] || continue
+        n_src=$((n_src + 1))
+        id=${src#problems/}
+        id=${id%.cu}
+        so=$BUILD_ABS/problems/$id.so
+        if [ -f "$so" ]; then
+            sos+=("$so")
+        else
+            echo "FAIL $id: $so missing (make problems)"
+            fail=1
+        fi
+    done
+done
+if [ "${#sos[@]}" -gt 0 ]; then
+    "$BUILD_ABS/tests/check_problems" problems "$BUILD_ABS/problems" "${sos[@]}" || fail=1
+fi
+echo "checked ${#sos[@]} of $n_src problem objects"
+if [ "$n_src" -eq 0 ]; then
+    echo "FAIL: no problem sources found for LEVELS='$levels'"
+    fail=1
+fi
+
+# ---- 2. submissions --------------------------------------------------------------------------------
+echo "== submissions"
+mapfile -t subs < <(find submissions -path 'submissions/*/level*/*/*.cu' -type f | LC_ALL=C sort)
+if [ "${#subs[@]}" -eq 0 ]; then
+    echo "FAIL: no submissions found under submissions/"
+    exit 1
+fi
+
+# expected outcome of a cell from its model's manifest (default ok)
+expected_for() {
+    local m=submissions/$1/manifest.csv
+    [ -f "$m" ] || { echo ok; return; }
+    awk -F, -v p="$2" -v s="$3" '
+        { for (i = 1; i <= NF; i++) gsub(/^[ "]+|[ "\r]+$/, "", $i) }
+        NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
+                  if (!col["problem"] || !col["sample"] || !col["expected_compile"]) { print "BADMANIFEST"; bad = 1; exit }
+                  next }
+        $col["problem"] == p && $col["sample"] == s { v = $col["expected_compile"]; print (v == "" ? "ok" : v); found = 1; exit }
+        END { if (!found && !bad) print "ok" }' "$m"
+}
+
+# compile in parallel: one job per sample
+compile_one() {
+    local src=$1 cell=${1#submissions/}
+    cell=${cell%.cu}
+    local model=${cell%%/*} rest=${cell#*/}
+    local problem=${rest%/*} sample=${rest##*/}
+    mkdir -p "$tmp/sub/$cell"
+    "$KB_COMPILE" --include include --src "$src" --out-so "$tmp/sub/$cell/kernel.so" --out "$tmp/sub/$cell/compile.h5" \
+        --model "$model" --problem "$problem" --sample "$sample" >"$tmp/sub/$cell/stdout" 2>&1
+    echo $? >"$tmp/sub/$cell/rc"
+}
+export -f compile_one
+export KB_COMPILE tmp
+t0=$(date +%s)
+printf '%s\0' "${subs[@]}" | xargs -0 -n 1 -P "$(nproc)" bash -c 'compile_one "$0"'
+t1=$(date +%s)
+
+printf '%-16s %-28s %-6s %-14s %-9s %-28s %6s  %s\n' model problem sample outcome verdict reasons wall_s check
+n_ok=0
+n_bad=0
+for src in "${subs[@]}"; do
+    cell=${src#submissions/}
+    cell=${cell%.cu}
+    model=${cell%%/*}
+    rest=${cell#*/}
+    problem=${rest%/*}
+    sample=${rest##*/}
+    d=$tmp/sub/$cell
+    rc=$(cat "$d/rc" 2>/dev/null || echo 99)
+    if [ "$rc" != 0 ]; then
+        printf '%-16s %-28s %-6s %-14s\n' "$model" "$problem" "$sample" "HARNESS-FAIL"
+        sed 's/^/    /' "$d/stdout"
+        fail=1
+        n_bad=$((n_bad + 1))
+        continue
+    fi
+    IFS=$'\t' read -r outcome verdict reasons wall detail < <("$BUILD_ABS/tests/check_problems" outcomes "$d/compile.h5")
+    if ls "$d" | grep -q '\.tmp\.'; then
+        echo "FAIL $cell: temporary files left: $(ls "$d" | grep '\.tmp\.')"
+        fail=1
+    fi
+    check="-"
+    case $model in
+    demo-*)
+        want=$(expected_for "$model" "$problem" "$sample")
+        if [ "$want" = BADMANIFEST ]; then
+            check="FAIL (submissions/$model/manifest.csv lacks problem/sample/expected_compile columns)"
+            fail=1
+        elif [ "$outcome" = "$want" ]; then
+            check="ok"
+            [ "$want" = ok ] || check="ok (expected $want)"
+        else
+            check="FAIL (want $want)"
+            fail=1
+        fi
+        ;;
+    esac
+    case $check in FAIL*) n_bad=$((n_bad + 1)) ;; *) n_ok=$((n_ok + 1)) ;; esac
+    printf '%-16s %-28s %-6s %-14s %-9s %-28s %6s  %s\n' "$model" "$problem" "$sample" "$outcome" "$verdict" "$reasons" "$wall" "$check"
+    case $check in FAIL*)
+        echo "    detail: $detail"
+        { grep -m 8 -i 'error' "$d/stdout" || sed -n '1,5p' "$d/stdout"; } | sed 's/^/    /' ;;
+    esac
+done
+echo "compiled ${#subs[@]} samples in $((t1 - t0)) s: $n_ok as expected, $n_bad not"
+cd "$ROOT"
+exit $fail

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# tests/cpu/make_incremental.sh -- the Makefile's graph is the pipeline: it redoes exactly what
+# changed and nothing else. Run from the repository root with BUILD set (make test-sh does).
+#
+# In a temporary copy of the repository (tracked and untracked-but-not-ignored files, mtimes
+# kept) with a copy of $BUILD (binaries, libraries, problem objects; not the compiled samples or
+# stamps), for MODEL=demo-naive:
+#   1. `make compile` compiles every cell (real nvcc runs), one [compile] line each;
+#   2. `make -q compile` then says up to date (exit 0), and a second `make compile` prints no
+#      [compile] line (its time is reported);
+#   3. touching one submission recompiles exactly that cell;
+#   4. a knob of the compile stage (COMPILE_TIMEOUT=301) recompiles every cell, and going back
+#      to the default value recompiles them again (the stamp holds the value, not a date);
+#   5. GPU stages, without a GPU: the committed artifacts of results/h200/artifacts (if that
+#      directory exists) are copied in and touched newer than everything; `make -n all` must then
+#      list no stage command. Skipped with a message while results/h200/artifacts does not exist.
+set -uo pipefail
+
+MODEL=demo-naive
+BUILD=${BUILD:-build}
+if [ ! -f Makefile ] || [ ! -d submissions/$MODEL ]; then
+    echo "make_incremental.sh: run from the repository root (submissions/$MODEL needed)" >&2
+    exit 1
+fi
+BUILD_SRC=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "make_incremental.sh: no build directory $BUILD" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kb-make-incr.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+FAIL() { echo "FAIL: $*"; fail=1; }
+
+# ---- the copy ----------------------------------------------------------------------------------
+mkdir -p "$tmp/repo"
+git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
+    [ -e "$f" ] && printf '%s\0' "$f"
+done | tar --null -T - -cf - | tar -xf - -C "$tmp/repo"
+mkdir -p "$tmp/build"
+for d in bin lib obj problems; do
+    [ -d "$BUILD_SRC/$d" ] && cp -a "$BUILD_SRC/$d" "$tmp/build/"
+done
+B=$tmp/build
+cd "$tmp/repo" || exit 1
+cells=$(find submissions/$MODEL -path "submissions/$MODEL/level*/*/*.cu" | wc -l)
+echo "copy: $(find . -type f | wc -l) files, $cells $MODEL cells, build copied from $BUILD_SRC"
+
+mk() { make --no-print-directory BUILD="$B" MODEL=$MODEL "$@"; }
+compile_lines() { grep -c '^\[compile' "$1" || true; }
+
+# ---- 1. a full compile ----------------------------------------------------------------------------
+t0=$(date +%s.%N)
+mk compile >"$tmp/1.log" 2>&1 || { FAIL "make compile exited $?"; tail -30 "$tmp/1.log"; }
+t1=$(date +%s.%N)
+n=$(compile_lines "$tmp/1.log")
+[ "$n" = "$cells" ] || { FAIL "first make compile printed $n [compile] lines, want $cells"; grep '^\[compile' "$tmp/1.log"; }
+echo "1. make compile: $n cells compiled in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
+
+# ---- 2. nothing to do ----------------------------------------------------------------------------
+mk -q compile >"$tmp/2q.log" 2>&1
+q=$?
+if [ "$q" != 0 ]; then
+    FAIL "make -q compile exits $q right after a complete make compile (want 0: up to date)"
+    mk -n compile 2>&1 | grep -v '^kb:' | head -5 | sed 's/^/    make -n would run: /'
+fi
+t0=$(date +%s.%N)
+mk compile >"$tmp/2.log" 2>&1 || FAIL "second make compile exited $?"
+t1=$(date +%s.%N)
+dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+n=$(compile_lines "$tmp/2.log")
+[ "$n" = 0 ] || { FAIL "second make compile recompiled $n cells"; grep '^\[compile' "$tmp/2.log"; }
+awk -v t="$dt" 'BEGIN { exit !(t < 30) }' || FAIL "a no-op make compile took $dt s"
+echo "2. make -q compile: exit $q; second make compile: $n cells in $dt s"
+
+# ---- 3. one touched submission -------------------------------------------------------------------
+victim=$(find submissions/$MODEL -path "submissions/$MODEL/level*/*/*.cu" | LC_ALL=C sort | tail -1)
+cell=${victim#submissions/$MODEL/}
+cell=${cell%.cu}
+sleep 1.1 # coarse file systems: make compares mtimes
+touch "$victim"
+mk compile >"$tmp/3.log" 2>&1 || FAIL "make compile after touch exited $?"
+n=$(compile_lines "$tmp/3.log")
+problem=${cell%/*}
+sample=${cell##*/}
+if [ "$n" != 1 ] || ! grep '^\[compile' "$tmp/3.log" | grep -q "$problem .* $sample "; then
+    FAIL "after touching $victim: $n [compile] lines, want exactly one naming $problem $sample"
+    grep '^\[compile' "$tmp/3.log"
+fi
+echo "3. touch $victim: $n cell recompiled: $(grep '^\[compile' "$tmp/3.log" | tr -s ' ')"
+
+# ---- 4. a knob ----------------------------------------------------------------------------------
+mk compile COMPILE_TIMEOUT=301 >"$tmp/4.log" 2>&1 || FAIL "make compile COMPILE_TIMEOUT=301 exited $?"
+n=$(compile_lines "$tmp/4.log")
+[ "$n" = "$cells" ] || FAIL "COMPILE_TIMEOUT=301 recompiled $n cells, want all $cells"
+mk compile COMPILE_TIMEOUT=301 >"$tmp/4b.log" 2>&1
+n2=$(compile_lines "$tmp/4b.log")
+[ "$n2" = 0 ] || FAIL "make compile COMPILE_TIMEOUT=301 a second time recompiled $n2 cells"
+a=$(find "$B/sub/$MODEL" -name compile.h5 | head -1)
+if [ -n "$a" ] && [ -x "$B/bin/kb-h5get" ]; then
+    v=$("$B/bin/kb-h5get" "$a" /config compile_timeout_s 2>/dev/null)
+    [ "$v" = 301 ] || FAIL "$a records compile_timeout_s=$v, want 301"
+fi
+mk compile >"$tmp/4c.log" 2>&1
+n3=$(compile_lines "$tmp/4c.log")
+[ "$n3" = "$cells" ] || FAIL "back to the default COMPILE_TIMEOUT recompiled $n3 cells, want all $cells"
+echo "4. COMPILE_TIMEOUT=301: $n cells recompiled, then $n2 on a repeat, $n3 back at the default"
+
+# ---- 5. GPU stages on committed artifacts --------------------------------------------------------
+if [ -d results/h200/artifacts ]; then
+    rm -rf artifacts
+    cp -a results/h200/artifacts artifacts
+    sleep 1.1
+    find artifacts -type f -exec touch {} +
+    mk -n all >"$tmp/5.log" 2>&1
+    stages=$(grep -E 'kb-(compile|sanity-check|verify-distributions|memory-profile|baseline-time) ' "$tmp/5.log" || true)
+    if [ -n "$stages" ]; then
+        FAIL "with up-to-date artifacts, make -n all would still run $(echo "$stages" | wc -l) stage commands:"
+        echo "$stages" | head -5 | sed 's/^/    /'
+    fi
+    echo "5. make -n all on results/h200/artifacts: $(echo -n "$stages" | grep -c . || true) stage commands"
+else
+    echo "5. SKIPPED: results/h200/artifacts does not exist yet (the GPU-stage check needs committed artifacts)"
+fi
+
+[ "$fail" = 0 ] && echo "make is incremental: full, no-op, one cell, knob change"
+exit $fail
