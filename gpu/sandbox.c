@@ -121,18 +121,22 @@ int kb_sandbox_enter(int fd, char *err, size_t errlen)
             n_names++;
         }
     }
+    /* Argument comparisons spelled out (libseccomp's SCMP_A0 macro leaves a field to zero-fill). */
+    struct scmp_arg_cmp no_thread = {.arg = 0, .op = SCMP_CMP_MASKED_EQ, .datum_a = CLONE_THREAD, .datum_b = 0};
+    struct scmp_arg_cmp other_pid = {.arg = 0, .op = SCMP_CMP_NE, .datum_a = (scmp_datum_t)getpid(), .datum_b = 0};
+    struct scmp_arg_cmp sigsys = {.arg = 0, .op = SCMP_CMP_EQ, .datum_a = SIGSYS, .datum_b = 0};
     /* Processes, not threads: clone without CLONE_THREAD. */
     if (rc == 0)
-        rc = seccomp_rule_add(f, SCMP_ACT_TRAP, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+        rc = seccomp_rule_add(f, SCMP_ACT_TRAP, SCMP_SYS(clone), 1, no_thread);
     /* clone3 passes its flags in memory, out of the filter's sight: make libc fall back to clone. */
     if (rc == 0)
         rc = seccomp_rule_add(f, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
     /* Signals to other processes. */
     if (rc == 0)
-        rc = seccomp_rule_add(f, SCMP_ACT_TRAP, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, (scmp_datum_t)getpid()));
+        rc = seccomp_rule_add(f, SCMP_ACT_TRAP, SCMP_SYS(kill), 1, other_pid);
     /* Replacing our SIGSYS reporter. */
     if (rc == 0)
-        rc = seccomp_rule_add(f, SCMP_ACT_TRAP, SCMP_SYS(rt_sigaction), 1, SCMP_A0(SCMP_CMP_EQ, SIGSYS));
+        rc = seccomp_rule_add(f, SCMP_ACT_TRAP, SCMP_SYS(rt_sigaction), 1, sigsys);
     const char *extra[] = {"clone", "kill", "rt_sigaction"};
     for (size_t i = 0; i < 3 && n_names < (int)(sizeof names / sizeof names[0]); i++) {
         names[n_names].nr = seccomp_syscall_resolve_name(extra[i]);
