@@ -234,6 +234,9 @@ $(SUBS)/%/compile.h5: submissions/%.cu $(BIN)/kb-compile $(wildcard include/kb/*
 $(BUILD)/stamps/compile.stamp: FORCE
 	@mkdir -p $(@D); echo '$(STAMP_compile)' | cmp -s - $@ || echo '$(STAMP_compile)' > $@
 
+# The per-sample compile records are files Make must keep (not intermediates to delete).
+.SECONDARY: $(CELLS:%=$(SUBS)/%/compile.h5)
+
 $(A)/%/compile.h5: $(SUBS)/%/compile.h5
 	@mkdir -p $(@D) && cp $< $@.tmp && mv $@.tmp $@
 

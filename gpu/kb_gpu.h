@@ -79,6 +79,12 @@ int kb_dev_spin(double ns, cudaStream_t stream);
 /* Runs the spin kernel once and returns its duration in microseconds as the kernel itself
  * measured it (%globaltimer at its start and end): the truth for the timer benchmark. */
 double kb_dev_spin_measured(double ns, cudaStream_t stream);
+/* The robust timer's blocking kernel (after nvbench): a one-thread kernel that holds the stream
+ * until the host writes a non-zero value to *flag (host-mapped memory), or until timeout_ns of
+ * %globaltimer have passed. It then writes 1 (released) or 2 (timed out) to *state. Queued before
+ * the start event, it lets the events and the timed work be enqueued while the GPU waits, so the
+ * host's launch latency stays out of the measurement. */
+int kb_dev_block(volatile int *flag_dev, int *state_dev, double timeout_ns, cudaStream_t stream);
 /* An empty kernel (harness-overhead benchmark). */
 int kb_dev_empty(cudaStream_t stream);
 

@@ -8,16 +8,17 @@
  * working because its device files are already open and it needs only ioctl/mmap/futex-style
  * calls afterwards. Denied (the call traps with SIGSYS; the runner reports which call and exits
  * with KB_RUNNER_EXIT_SANDBOX):
- *   files      open, openat, openat2, creat, mkdir*, unlink*, rename*, rmdir, truncate,
- *              ftruncate, link*, symlink*, chmod*, chown*, mknod*
+ *   files      open, openat, openat2, creat, mkdir*, unlink*, rename*, rmdir, truncate, link*,
+ *              symlink*, chmod*, chown*, mknod*
  *   network    socket, socketpair, connect, bind, listen, accept*
  *   processes  execve*, fork, vfork, clone without CLONE_THREAD (clone3 answers ENOSYS so that
  *              libc falls back to clone), kill of another process, ptrace, process_vm_*
  *   escapes    io_uring_* (bypasses seccomp), bpf, perf_event_open, userfaultfd, mount, chroot,
  *              pivot_root, setns, unshare, personality, rt_sigaction(SIGSYS) (would silence the
  *              sandbox)
- * Left allowed on purpose: prctl and memfd_create (the CUDA runtime may name threads it starts
- * later or create shareable memory; neither escapes without exec, which is denied).
+ * Left allowed on purpose: prctl, memfd_create and ftruncate (the CUDA driver names threads it
+ * starts later and backs stream-ordered memory pools with anonymous files; none of them
+ * reaches a file by name, and nothing escapes without exec, which is denied).
  * Limits: no core files, files may not grow beyond 16 MiB (stdout/stderr log).
  */
 #ifndef KB_SANDBOX_H

@@ -13,6 +13,10 @@
  * work that escaped the stream: compare the two, DESIGN.md's "work confined to the stream").
  *
  * Paper timer: warm-up calls, then exactly `trials` samples; the paper reports their MEAN.
+ * The robust timer also queues a blocking kernel before e0 and releases it after e1 is queued
+ * (nvbench's method), so the events bracket the GPU work and not the host's launch latency;
+ * wall_ms then counts from the release. If forward() synchronises on the device itself, the
+ * blocker times out; the sample is discarded and the rest are taken unblocked (recorded).
  * Robust timer: at least min_samples, then stop as soon as the median's distribution-free 95%
  * confidence interval has a half-width <= noise x median ("noise"), or at max_samples
  * ("max_samples"), or when max_time_s of timing has elapsed ("max_time"); the reason is kept.
@@ -56,6 +60,7 @@ typedef struct kb_timer_result {
     double flush_bytes;
     double total_s;
     int throttle_samples;
+    int unblocked_fallback; /* robust timer: the blocking kernel had to be given up */
 } kb_timer_result;
 
 /* Options from the config (the protocol's timer, or the one named by --timer). */

@@ -16,7 +16,7 @@
 
 static const char *const denied[] = {
     "open", "openat", "openat2", "creat", "mkdir", "mkdirat", "unlink", "unlinkat", "rename", "renameat",
-    "renameat2", "rmdir", "truncate", "ftruncate", "link", "linkat", "symlink", "symlinkat", "chmod", "fchmod",
+    "renameat2", "rmdir", "truncate", "link", "linkat", "symlink", "symlinkat", "chmod", "fchmod",
     "fchmodat", "chown", "fchown", "lchown", "fchownat", "mknod", "mknodat", "socket", "socketpair", "connect",
     "bind", "listen", "accept", "accept4", "execve", "execveat", "fork", "vfork", "ptrace", "process_vm_readv",
     "process_vm_writev", "io_uring_setup", "io_uring_enter", "io_uring_register", "bpf", "perf_event_open",

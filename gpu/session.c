@@ -99,20 +99,35 @@ static int await(kb_session *s, uint32_t want, void *buf, size_t cap, size_t *le
         return 1;
     }
     uint32_t type;
-    int rc = kb_msg_recv(s->child.from_child, &type, buf, cap, len, timeout_s);
+    /* A FATAL report may be larger than the expected reply: receive into room for either. */
+    size_t room = cap > sizeof(kb_msg_status) ? cap : sizeof(kb_msg_status);
+    char *tmp = malloc(room);
+    if (!tmp) {
+        kb_msg_status st = {1, KB_OUT_HARNESS_ERROR, "out of host memory"};
+        child_ended(s, 1, &st);
+        *co = s->death;
+        return 1;
+    }
+    int rc = kb_msg_recv(s->child.from_child, &type, tmp, room, len, timeout_s);
     if (rc == -2) {
         child_ended(s, 1, NULL);
     } else if (rc != 0) {
         child_ended(s, 0, NULL);
     } else if (type == KB_MSG_FATAL && *len == sizeof(kb_msg_status)) {
-        child_ended(s, 0, (const kb_msg_status *)buf);
-    } else if (type != want) {
+        kb_msg_status st;
+        memcpy(&st, tmp, sizeof st);
+        st.text[sizeof st.text - 1] = '\0';
+        child_ended(s, 0, &st);
+    } else if (type != want || *len > cap) {
         kb_msg_status st = {1, KB_OUT_HARNESS_ERROR, ""};
-        snprintf(st.text, sizeof st.text, "protocol violation: got message %u, expected %u", type, want);
+        snprintf(st.text, sizeof st.text, "protocol violation: got message %u of %zu bytes, expected %u", type, *len, want);
         child_ended(s, 1, &st);
     } else {
+        memcpy(buf, tmp, *len);
+        free(tmp);
         return 0;
     }
+    free(tmp);
     *co = s->death;
     return 1;
 }

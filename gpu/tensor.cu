@@ -407,6 +407,24 @@ extern "C" double kb_dev_spin_measured(double ns, cudaStream_t stream)
     return (double)(h[1] - h[0]) * 1e-3;
 }
 
+__global__ void block_kernel(volatile int *flag, int *state, unsigned long long timeout_ns)
+{
+    unsigned long long t0 = globaltimer();
+    while (*flag == 0) {
+        if (globaltimer() - t0 > timeout_ns) {
+            *state = 2;
+            return;
+        }
+    }
+    *state = 1;
+}
+
+extern "C" int kb_dev_block(volatile int *flag_dev, int *state_dev, double timeout_ns, cudaStream_t stream)
+{
+    block_kernel<<<1, 1, 0, stream>>>(flag_dev, state_dev, (unsigned long long)timeout_ns);
+    return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
 __global__ void empty_kernel(void) {}
 
 extern "C" int kb_dev_empty(cudaStream_t stream)

@@ -74,6 +74,24 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
         }
     }
     res->flush_bytes = (double)flush_bytes;
+    /* The robust timer holds each launch behind a blocking kernel (kb_dev_block) so that the
+     * events bracket the GPU work, not the host's launch latency. */
+    volatile int *block_flag = NULL, *block_flag_dev = NULL;
+    int *block_state = NULL, *block_state_dev = NULL;
+    if (o->kind == KB_TIMER_ROBUST) {
+        if (cudaHostAlloc((void **)&block_flag, sizeof(int), cudaHostAllocMapped) != cudaSuccess ||
+            cudaHostAlloc((void **)&block_state, sizeof(int), cudaHostAllocMapped) != cudaSuccess ||
+            cudaHostGetDevicePointer((void **)&block_flag_dev, (void *)block_flag, 0) != cudaSuccess ||
+            cudaHostGetDevicePointer((void **)&block_state_dev, block_state, 0) != cudaSuccess) {
+            if (block_flag)
+                cudaFreeHost((void *)block_flag);
+            if (block_state)
+                cudaFreeHost(block_state);
+            block_flag = NULL;
+            block_state = NULL;
+            cudaGetLastError();
+        }
+    }
     int total = 0, timed = 0, rc = 0;
     double t_start = kb_now_s();
     const char *why = "trials";
@@ -93,10 +111,22 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
             rc = -1;
             break;
         }
+        int blocked = 0;
+        if (block_flag) {
+            *block_flag = 0;
+            *block_state = 0;
+            __sync_synchronize();
+            blocked = kb_dev_block(block_flag_dev, block_state_dev, 2e8, stream) == 0;
+        }
         uint64_t t0 = kb_now_ns();
         cudaEventRecord(e0, stream);
         rc = forward(user);
         cudaEventRecord(e1, stream);
+        if (blocked) {
+            t0 = kb_now_ns(); /* wall time counts from the release */
+            __sync_synchronize();
+            *block_flag = 1;
+        }
         ce = cudaEventSynchronize(e1);
         uint64_t t1 = kb_now_ns();
         cudaError_t ce2 = cudaDeviceSynchronize();
@@ -116,6 +146,19 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
         float ms = 0.0f;
         cudaEventElapsedTime(&ms, e0, e1);
         kb_msg_sample s;
+        memset(&s, 0, sizeof s);
+        if (blocked && *block_state != 1) {
+            /* The blocker timed out before the release: forward() waited on the device itself
+             * (a synchronising call inside it). Time this and every later sample unblocked. */
+            blocked = 0;
+            cudaFreeHost((void *)block_flag);
+            cudaFreeHost(block_state);
+            block_flag = NULL;
+            block_state = NULL;
+            res->unblocked_fallback = 1;
+            continue;
+        }
+        s.blocked = blocked;
         s.event_ms = ms;
         s.wall_ms = (double)(t2 - t0) * 1e-6;
         s.sm_clock_mhz = kb_gpu_sm_clock_mhz(o->device);
@@ -154,6 +197,10 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
     res->status = rc ? -1 : 0;
     if (flush)
         cudaFree(flush);
+    if (block_flag)
+        cudaFreeHost((void *)block_flag);
+    if (block_state)
+        cudaFreeHost(block_state);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     return res->status;

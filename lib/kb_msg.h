@@ -116,6 +116,8 @@ typedef struct kb_msg_sample {
     double wall_ms;
     double sm_clock_mhz;
     uint64_t throttle_reasons; /* NVML clock-event reasons bitmask (0 = none) */
+    int32_t blocked;          /* robust timer: 1 if the launch was held by the blocking kernel */
+    int32_t pad;
 } kb_msg_sample;
 
 typedef struct kb_msg_mem {

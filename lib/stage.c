@@ -104,8 +104,9 @@ int kb_record_timing(kb_h5w *w, const char *g, const kb_msg_time *req, const kb_
     size_t n = h->n > 0 ? (size_t)h->n : 0;
     double *ev = calloc(n ? n : 1, sizeof *ev), *wall = calloc(n ? n : 1, sizeof *wall),
            *clk = calloc(n ? n : 1, sizeof *clk);
-    int64_t *thr = calloc(n ? n : 1, sizeof *thr);
-    if (!ev || !wall || !clk || !thr) {
+    int64_t *thr = calloc(n ? n : 1, sizeof *thr), *blk = calloc(n ? n : 1, sizeof *blk);
+    if (!ev || !wall || !clk || !thr || !blk) {
+        free(blk);
         free(ev);
         free(wall);
         free(clk);
@@ -117,6 +118,7 @@ int kb_record_timing(kb_h5w *w, const char *g, const kb_msg_time *req, const kb_
         wall[i] = s[i].wall_ms;
         clk[i] = s[i].sm_clock_mhz;
         thr[i] = (int64_t)s[i].throttle_reasons;
+        blk[i] = s[i].blocked;
     }
     char p[512];
     kb_h5w_group(w, g);
@@ -124,6 +126,7 @@ int kb_record_timing(kb_h5w *w, const char *g, const kb_msg_time *req, const kb_
     kb_h5w_f64v(w, join(p, sizeof p, g, "wall_ms"), wall, n, "ms");
     kb_h5w_f64v(w, join(p, sizeof p, g, "sm_clock_mhz"), clk, n, "MHz");
     kb_h5w_i64v(w, join(p, sizeof p, g, "throttle_reasons"), thr, n, "NVML clocks-event reasons bitmask");
+    kb_h5w_i64v(w, join(p, sizeof p, g, "blocked"), blk, n, "1 = launch held by the blocking kernel");
     kb_summary sm, sw;
     kb_summarize(ev, n, &sm);
     kb_summarize(wall, n, &sw);
@@ -153,6 +156,7 @@ int kb_record_timing(kb_h5w *w, const char *g, const kb_msg_time *req, const kb_
     free(wall);
     free(clk);
     free(thr);
+    free(blk);
     return kb_h5w_ok(w, NULL);
 }
 

@@ -4,8 +4,9 @@
 # overrun are cut by `timeout`; artifacts are atomic, so a cut run resumes in the next call.
 #   one  build; the paper-protocol pipeline for every model; GPU unit test; benchmarks
 #        (timer accuracy, memory accounting, harness overhead)
-#   two  the strict-protocol pipeline; reproducibility (second baseline runs); the GPU suite
-#        (verdict and fault tables, kill -9 / resume)
+#   two  both protocols' pipelines (strict: every model but demo-faults); benchmarks (timer
+#        accuracy, memory accounting, reproducibility); the GPU suite (verdict and fault tables,
+#        kill -9 / resume)
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two [seconds]}
 budget=${2:-560}
@@ -34,12 +35,19 @@ if [ "$phase" = one ]; then
     lim build/bin/kb-bench-overhead --problem build/problems/level1/019_relu.so --empty /tmp/empty.so \
         --submission /tmp/relu.so --runner build/bin/kb-runner --out "$OUT/overhead.csv"
     tar czf "$OUT/artifacts-paper.tgz" artifacts/paper
-else
-    reserve=150 lim make -j6 cells baselines PROTOCOL=strict
-    RUN1_paper=artifacts/paper/baseline RUN1_robust=artifacts/strict/baseline reserve=60 \
+elif [ "$phase" = two ]; then
+    # everything, after the fixes of the first call: both protocols, benchmarks, the GPU suite
+    t build/tests/gpu/test_generators
+    reserve=290 lim make -j6 cells baselines PROTOCOL=paper
+    for m in demo-naive demo-hacks demo-relu-hack demo-tuned; do
+        reserve=115 lim make -j6 cells baselines PROTOCOL=strict MODEL=$m
+    done
+    lim build/bin/kb-bench-timer-accuracy --out "$OUT/timer-accuracy.csv"
+    reserve=100 lim bench/memory-accounting.sh "$OUT/memory-accounting.csv"
+    RUN1_paper=artifacts/paper/baseline RUN1_robust=artifacts/strict/baseline reserve=45 \
         lim bench/reproducibility.sh "$OUT/reproducibility.csv"
-    GPU_SUITE_SKIP_PIPELINE=1 lim tests/gpu/run.sh
-    tar czf "$OUT/artifacts-strict.tgz" artifacts/strict
+    GPU_SUITE_SKIP_PIPELINE=1 reserve=12 lim tests/gpu/run.sh
     cp artifacts/verdicts.csv artifacts/faults.csv "$OUT/" 2>/dev/null
+    tar czf "$OUT/artifacts.tgz" artifacts/paper artifacts/strict
 fi
 echo "== done in $(( $(date +%s) - start )) s"
