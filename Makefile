@@ -211,11 +211,12 @@ STAMP_sanity-check := $(PROTOCOL) $(TAU) $(TAU_LOWP) $(STD_TRIALS) $(TIMER) $(WA
 STAMP_verify-distributions := $(PROTOCOL) $(TAU) $(TAU_LOWP) $(CALL_TIMEOUT) $(SEED)
 STAMP_baseline-time := $(PROTOCOL) $(TIMER) $(WARMUP) $(TRIALS) $(NOISE) $(MIN_SAMPLES) $(MAX_SAMPLES) $(MAX_TIME) $(CALL_TIMEOUT) $(SEED)
 STAMP_memory-profile := $(PROTOCOL) $(CALL_TIMEOUT) $(SEED)
-STAMPED := compile sanity-check verify-distributions baseline-time memory-profile
-$(STAMPED:%=$(STAMPS)/%.stamp): $(STAMPS)/%.stamp: FORCE
-	@mkdir -p $(@D); echo '$(STAMP_$*)' | cmp -s - $@ || echo '$(STAMP_$*)' > $@
-.PHONY: FORCE
-FORCE:
+# The stamps are brought up to date when the Makefile is read (not by rules), so that `make -q`
+# and `make -n` see the truth.
+STAMPED := sanity-check verify-distributions baseline-time memory-profile
+update_stamp = $(shell mkdir -p $(dir $1) && { echo '$2' | cmp -s - $1 || echo '$2' > $1; })
+$(foreach s,$(STAMPED),$(call update_stamp,$(STAMPS)/$(s).stamp,$(STAMP_$(s))))
+$(call update_stamp,$(BUILD)/stamps/compile.stamp,$(STAMP_compile))
 
 # ---- the GPU check: once per make run that has GPU work ------------------------------------------
 .PHONY: gpu-check
@@ -231,8 +232,6 @@ $(SUBS)/%/compile.h5: submissions/%.cu $(BIN)/kb-compile $(wildcard include/kb/*
 	  --src $< --out-so $(SUBS)/$*/kernel.so --out $@ \
 	  --model $(call cell_model,$*) --problem $(call cell_problem,$*) --sample $(call cell_sample,$*)
 
-$(BUILD)/stamps/compile.stamp: FORCE
-	@mkdir -p $(@D); echo '$(STAMP_compile)' | cmp -s - $@ || echo '$(STAMP_compile)' > $@
 
 # The per-sample compile records are files Make must keep (not intermediates to delete).
 .SECONDARY: $(CELLS:%=$(SUBS)/%/compile.h5)

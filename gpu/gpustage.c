@@ -115,13 +115,22 @@ int kb_check_draw(kb_session *s, const kb_config *cfg, const kb_draw *inputs, co
     c->pass = 1;
     for (int i = 0; i < c->n_outputs; i++) {
         double tau = kb_tau_for(cfg, p->outputs[i].dtype);
-        double srtol = 0.0;
+        double srtol = 0.0, satol = 1e-30;
         if (flags & KB_CHECK_MAGNITUDE) {
-            /* strict bound: 16 x 2^-24 x sqrt(max(terms, 1)) of (|ref| + |ref(|x|)|) */
+            /* strict bound: r x (|ref| + |ref(|x|)|) + r x rms(ref), r = 16 x 2^-24 x
+             * sqrt(max(terms, 1)). The elementwise term scales with what was summed; the rms
+             * term is the output's own scale, for outputs whose error does not shrink with the
+             * element (a normalisation's error comes from its statistics, not from y). */
             double terms = p->outputs[i].terms > 1 ? (double)p->outputs[i].terms : 1.0;
             srtol = 16.0 * 5.960464477539063e-08 * sqrt(terms);
+            kb_cmp_stats self;
+            if (kb_session_compare_refs_self(s, (uint32_t)i, &self, err) != 0)
+                return -1;
+            double rms = self.n > 0 ? sqrt(self.sum_sq_ref / (double)self.n) : 0.0;
+            if (isfinite(rms) && srtol * rms > satol)
+                satol = srtol * rms;
         }
-        if (kb_session_compare(s, (uint32_t)i, tau, 1e-30, srtol, &c->cmp[i], err) != 0)
+        if (kb_session_compare(s, (uint32_t)i, tau, satol, srtol, &c->cmp[i], err) != 0)
             return -1;
         if (!(c->cmp[i].tau_req <= tau))
             c->pass = 0;

@@ -79,6 +79,8 @@ int kb_session_compare(kb_session *s, uint32_t i, double tau, double strict_atol
 int kb_session_compare_mag(kb_session *s, uint32_t i, double tau, kb_cmp_stats *st, kb_err *err);
 /* Compares the reference with the magnitude buffer (how far apart the two references are). */
 int kb_session_compare_refs(kb_session *s, uint32_t i, kb_cmp_stats *st, kb_err *err);
+/* Statistics of the reference against itself (its size, rms and non-finite elements). */
+int kb_session_compare_refs_self(kb_session *s, uint32_t i, kb_cmp_stats *st, kb_err *err);
 /* kb_dev_perturb on every floating-point INPUT-role tensor. */
 int kb_session_perturb_inputs(kb_session *s, int64_t stride, int64_t offset, kb_err *err);
 /* Hash of every input and parameter (to check the call left them unchanged). */

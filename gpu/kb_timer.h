@@ -17,6 +17,8 @@
  * (nvbench's method), so the events bracket the GPU work and not the host's launch latency;
  * wall_ms then counts from the release. If forward() synchronises on the device itself, the
  * blocker times out; the sample is discarded and the rest are taken unblocked (recorded).
+ * Before sampling, the robust timer times an empty kernel the same way (30 times) and reports
+ * median - that overhead; the paper timer reports its mean uncorrected, as the paper does.
  * Robust timer: at least min_samples, then stop as soon as the median's distribution-free 95%
  * confidence interval has a half-width <= noise x median ("noise"), or at max_samples
  * ("max_samples"), or when max_time_s of timing has elapsed ("max_time"); the reason is kept.
@@ -61,6 +63,7 @@ typedef struct kb_timer_result {
     double total_s;
     int throttle_samples;
     int unblocked_fallback; /* robust timer: the blocking kernel had to be given up */
+    double overhead_ms;     /* robust timer: median event time of an empty kernel timed the same way */
 } kb_timer_result;
 
 /* Options from the config (the protocol's timer, or the one named by --timer). */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -146,6 +147,51 @@ static int send_req(kb_session *s, uint32_t type, const void *p, size_t len, kb_
     return 0;
 }
 
+/* The per-GPU memory-admission lock (beside the GPU lock of kb_gpu_acquire). */
+static int admit_lock(int device)
+{
+    const char *dir = getenv("KB_LOCK_DIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/kb-gpu%d.mem.lock", dir && dir[0] ? dir : "/tmp", device);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd >= 0)
+        flock(fd, LOCK_EX);
+    return fd;
+}
+
+static void free_tensors(kb_session *s)
+{
+    for (int i = 0; i < MAX_T; i++) {
+        if (s->in[i])
+            cudaFree(s->in[i]);
+        if (s->out[i])
+            cudaFree(s->out[i]);
+        if (s->ref[i])
+            cudaFree(s->ref[i]);
+        if (s->mag[i])
+            cudaFree(s->mag[i]);
+        s->in[i] = s->out[i] = s->ref[i] = s->mag[i] = NULL;
+    }
+}
+
+static cudaError_t alloc_tensors(kb_session *s, const kb_session_opts *o)
+{
+    cudaError_t e = cudaSuccess;
+    for (uint32_t i = 0; i < s->p->n_inputs && e == cudaSuccess; i++)
+        e = cudaMalloc(&s->in[i], kb_spec_bytes(&s->p->inputs[i]));
+    for (uint32_t i = 0; i < s->p->n_outputs && e == cudaSuccess; i++) {
+        uint64_t b = out_bytes(s, i);
+        e = cudaMalloc(&s->out[i], b);
+        if (e == cudaSuccess)
+            e = cudaMemset(s->out[i], 0, b);
+        if (e == cudaSuccess && o->need_reference)
+            e = cudaMalloc(&s->ref[i], b);
+        if (e == cudaSuccess && o->need_magnitude)
+            e = cudaMalloc(&s->mag[i], b);
+    }
+    return e;
+}
+
 kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb_err *err)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -170,27 +216,44 @@ kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb
         kb_errf(err, KB_EXIT_FAIL, "cudaStreamCreate: %s", cudaGetErrorString(cudaGetLastError()));
         goto fail;
     }
-    for (uint32_t i = 0; i < s->p->n_inputs; i++) {
-        cudaError_t e = cudaMalloc(&s->in[i], kb_spec_bytes(&s->p->inputs[i]));
-        if (e != cudaSuccess) {
-            kb_errf(err, KB_EXIT_FAIL, "allocating input %s (%llu bytes): %s", s->p->inputs[i].name,
-                    (unsigned long long)kb_spec_bytes(&s->p->inputs[i]), cudaGetErrorString(e));
-            goto fail;
-        }
-    }
-    for (uint32_t i = 0; i < s->p->n_outputs; i++) {
-        uint64_t b = out_bytes(s, i);
-        cudaError_t e = cudaMalloc(&s->out[i], b);
-        if (e == cudaSuccess)
-            e = cudaMemset(s->out[i], 0, b);
-        if (e == cudaSuccess && o->need_reference)
-            e = cudaMalloc(&s->ref[i], b);
-        if (e == cudaSuccess && o->need_magnitude)
-            e = cudaMalloc(&s->mag[i], b);
-        if (e != cudaSuccess) {
-            kb_errf(err, KB_EXIT_FAIL, "allocating output %s (%llu bytes): %s", s->p->outputs[i].name,
-                    (unsigned long long)b, cudaGetErrorString(e));
-            goto fail;
+    /* Device memory: several stages may share a GPU (checks run side by side), so allocation
+     * is admitted under a per-GPU memory lock when enough is free, with headroom for the
+     * children's own scratch; an allocation that still fails is retried after others finish. */
+    {
+        uint64_t need = 0;
+        for (uint32_t i = 0; i < s->p->n_inputs; i++)
+            need += kb_spec_bytes(&s->p->inputs[i]);
+        for (uint32_t i = 0; i < s->p->n_outputs; i++)
+            need += out_bytes(s, i) * (1u + (o->need_reference ? 1u : 0u) + (o->need_magnitude ? 1u : 0u));
+        double t_wait = kb_now_s();
+        int said = 0;
+        for (;;) {
+            int mfd = admit_lock(o->device);
+            size_t free_b = 0, total_b = 0;
+            cudaMemGetInfo(&free_b, &total_b);
+            uint64_t headroom = (16ull << 30) + total_b / 20;
+            cudaError_t e = cudaSuccess;
+            if ((uint64_t)free_b >= need + headroom || kb_now_s() - t_wait > 1800.0)
+                e = alloc_tensors(s, o);
+            else
+                e = cudaErrorMemoryAllocation;
+            if (mfd >= 0)
+                close(mfd); /* releases the flock */
+            if (e == cudaSuccess)
+                break;
+            free_tensors(s);
+            cudaGetLastError();
+            if (e != cudaErrorMemoryAllocation || kb_now_s() - t_wait > 1800.0) {
+                kb_errf(err, KB_EXIT_FAIL, "allocating the tensors of %s (%llu bytes): %s", s->p->id,
+                        (unsigned long long)need, cudaGetErrorString(e));
+                goto fail;
+            }
+            if (!said) {
+                fprintf(stderr, "waiting for %.1f GiB of device memory (other stages hold it) ...\n",
+                        (double)need / (1u << 30));
+                said = 1;
+            }
+            usleep(500000);
         }
     }
     if (o->need_reference) {
@@ -289,16 +352,7 @@ void kb_session_close(kb_session *s)
         close(s->child.from_child);
     if (s->ctx)
         kb_ctx_destroy(s->ctx);
-    for (int i = 0; i < MAX_T; i++) {
-        if (s->in[i])
-            cudaFree(s->in[i]);
-        if (s->out[i])
-            cudaFree(s->out[i]);
-        if (s->ref[i])
-            cudaFree(s->ref[i]);
-        if (s->mag[i])
-            cudaFree(s->mag[i]);
-    }
+    free_tensors(s);
     if (s->stream)
         cudaStreamDestroy(s->stream);
     free(s);
@@ -536,6 +590,13 @@ int kb_session_compare_refs(kb_session *s, uint32_t i, kb_cmp_stats *st, kb_err 
     if (!s->mag[i] || !s->ref[i])
         return kb_errf(err, KB_EXIT_FAIL, "session opened without need_magnitude");
     return kb_dev_compare(s->ref[i], s->mag[i], NULL, sp->dtype, kb_shape_numel(sp->ndim, sp->shape), 0.0, 0.0, 0.0, st,
+                          s->stream, err);
+}
+
+int kb_session_compare_refs_self(kb_session *s, uint32_t i, kb_cmp_stats *st, kb_err *err)
+{
+    const kb_tensor_spec *sp = &s->p->outputs[i];
+    return kb_dev_compare(s->ref[i], s->ref[i], NULL, sp->dtype, kb_shape_numel(sp->ndim, sp->shape), 0.0, 0.0, 0.0, st,
                           s->stream, err);
 }
 

@@ -108,6 +108,7 @@ typedef struct kb_msg_timed {
     double flush_bytes;
     double total_s;
     int32_t throttle_samples; /* samples during which the clocks were throttled */
+    double overhead_ms;       /* robust timer: cost of timing an empty kernel (subtracted) */
     char text[256];
 } kb_msg_timed;
 

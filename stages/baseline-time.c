@@ -129,7 +129,7 @@ int main(int argc, char **argv)
             kb_summarize(ev, (size_t)m->h.n, &sm);
             free(ev);
             char t[32];
-            kb_fmt_ms(t, sizeof t, st.cfg.timer == KB_TIMER_ROBUST ? sm.median : sm.mean);
+            kb_fmt_ms(t, sizeof t, st.cfg.timer == KB_TIMER_ROBUST ? sm.median - m->h.overhead_ms : sm.mean);
             size_t l = strlen(line);
             snprintf(line + l, sizeof line - l, "%s%s %s", l ? " | " : "", m->name, t);
         } else if (outcome == KB_OUT_OK) {

@@ -204,6 +204,7 @@ static void serve_time(const kb_msg_time *t)
     h.flush_bytes = res.flush_bytes;
     h.total_s = res.total_s;
     h.throttle_samples = res.throttle_samples;
+    h.overhead_ms = res.overhead_ms;
     if (res.status != 0) {
         if (res.cuda_error) {
             h.status = KB_OUT_CUDA_ERROR;

@@ -204,7 +204,7 @@ int main(int argc, char **argv)
             ev[i] = samples[i].event_ms;
         kb_summary sm;
         kb_summarize(ev, (size_t)th.n, &sm);
-        kb_fmt_ms(tbuf, sizeof tbuf, st.cfg.timer == KB_TIMER_ROBUST ? sm.median : sm.mean);
+        kb_fmt_ms(tbuf, sizeof tbuf, st.cfg.timer == KB_TIMER_ROBUST ? sm.median - th.overhead_ms : sm.mean);
         free(ev);
     }
     kb_progress(&st, "%s %d/%d tau_req %.2g | kernel %s", outcome == KB_OUT_OK ? "PASS" : kb_outcome_name(outcome),

@@ -49,5 +49,16 @@ elif [ "$phase" = two ]; then
     GPU_SUITE_SKIP_PIPELINE=1 reserve=12 lim tests/gpu/run.sh
     cp artifacts/verdicts.csv artifacts/faults.csv "$OUT/" 2>/dev/null
     tar czf "$OUT/artifacts.tgz" artifacts/paper artifacts/strict
+elif [ "$phase" = three ]; then
+    # after the fixes of the second call: the strict pipeline again (magnitude floor, memory
+    # admission), the robust timer's calibration, the GPU suite against the carried paper tree
+    reserve=60 lim make -j6 cells baselines PROTOCOL=strict MODEL=demo-hacks
+    for m in demo-naive demo-relu-hack demo-tuned; do
+        reserve=45 lim make -j6 cells baselines PROTOCOL=strict MODEL=$m
+    done
+    lim build/bin/kb-bench-timer-accuracy --out "$OUT/timer-accuracy.csv"
+    GPU_SUITE_SKIP_PIPELINE=1 reserve=8 lim tests/gpu/run.sh
+    cp artifacts/verdicts.csv artifacts/faults.csv "$OUT/" 2>/dev/null
+    tar czf "$OUT/artifacts-strict.tgz" artifacts/strict
 fi
 echo "== done in $(( $(date +%s) - start )) s"
