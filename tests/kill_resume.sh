@@ -46,9 +46,11 @@ for f in $ref_list; do
         [ "$x" = "$y" ] || { echo "FAIL: $f: $attr $x vs $y"; fail=1; }
     done
 done
-# make must consider the resumed tree complete
-if ! make -q --no-print-directory BUILD="$BUILD" ARTIFACTS="$root/cut" $MAKEARGS "$@" 2>/dev/null; then
-    echo "FAIL: make -q says the resumed tree is not up to date"; fail=1
+# make must consider the resumed tree complete: a dry run lists no stage to run (the phony
+# GPU check is always listed, so `make -q` cannot be used here)
+pending=$(make -n --no-print-directory BUILD="$BUILD" ARTIFACTS="$root/cut" $MAKEARGS "$@" 2>/dev/null | grep -c 'bin/kb-\(compile\|sanity-check\|verify-distributions\|memory-profile\|baseline-time\)' || true)
+if [ "$pending" != 0 ]; then
+    echo "FAIL: make would still run $pending stage commands on the resumed tree"; fail=1
 fi
 [ "$fail" = 0 ] && echo "kill -9 / resume: $(echo "$ref_list" | wc -w) artifacts, identical outcomes and verdicts"
 exit $fail
