@@ -297,7 +297,7 @@ static const scan_case scan_cases[] = {
     {"socket", "network", KB_SEV_REJECT},
     {"dlsym", "dlopen", KB_SEV_REJECT},
     {"cudaEventElapsedTime", "timer_read", KB_SEV_REJECT},
-    {"exit", "exit", KB_SEV_FLAG},
+    {"exit", "exit", KB_SEV_INFO},
     /* timers before events: cudaEventElapsedTime_v2 must not fall into "events" */
     {"cudaEventElapsedTime_v2", "timer_read", KB_SEV_REJECT},
     {"cuEventElapsedTime", "timer_read", KB_SEV_REJECT},
@@ -382,8 +382,8 @@ static const scan_case scan_cases[] = {
     {"signal", "tamper", KB_SEV_REJECT},
     {"sigaction", "tamper", KB_SEV_REJECT},
     {"mmap64", "tamper", KB_SEV_FLAG},
-    {"_exit", "exit", KB_SEV_FLAG},
-    {"abort", "exit", KB_SEV_FLAG},
+    {"_exit", "exit", KB_SEV_INFO},
+    {"abort", "exit", KB_SEV_INFO},
     {"getenv", "environment", KB_SEV_FLAG},
     /* ordinary */
     {"malloc", NULL, KB_SEV_NONE},
