@@ -170,7 +170,7 @@ $(error TIMER=$(TIMER) is not one of: $(TIMERS))
 endif
 
 A := $(ARTIFACTS)/$(PROTOCOL)
-SUBS := $(BUILD)/sub
+SUBS ?= $(BUILD)/sub
 STAMPS := $(BUILD)/stamps/$(PROTOCOL)
 KB_GIT_REV ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 export KB_GIT_REV
@@ -265,7 +265,11 @@ GPU_CELL_STAGES := sanity-check verify-distributions memory-profile
 COMPILE_ARTIFACTS := $(CELLS:%=$(A)/%/compile.h5)
 CELL_ARTIFACTS := $(COMPILE_ARTIFACTS) $(foreach s,$(GPU_CELL_STAGES),$(CELLS:%=$(A)/%/$(s).h5))
 BASELINE_ARTIFACTS := $(foreach s,baseline-time memory-profile,$(PROBLEM_IDS:%=$(A)/baseline/%/$(s).h5))
-TABLES := $(A)/tables/summary.csv
+# Where the tables and figures go (make report ARTIFACTS=results/h200/artifacts
+# TABLES_DIR=results/h200/tables/paper PLOTS_DIR=results/h200/plots/paper re-renders the archive).
+TABLES_DIR ?= $(A)/tables
+PLOTS_DIR ?= plots/$(PROTOCOL)
+TABLES := $(TABLES_DIR)/summary.csv
 
 .PHONY: all compile baselines cells report plots-check
 all: $(TABLES)
@@ -275,9 +279,10 @@ cells: $(CELL_ARTIFACTS)
 
 
 AGGREGATE = $(BIN)/kb-aggregate --artifacts $(A) --problems '$(PROBLEM_IDS)' --models-csv models.csv \
-  --reference-csv reference/paper-tables.csv --out $(A)/tables --plots plots/$(PROTOCOL) && \
+  --reference-csv reference/paper-tables.csv --out $(TABLES_DIR) --plots $(PLOTS_DIR) && \
   { command -v gnuplot >/dev/null || { echo "gnuplot not found: tables made, figures skipped (install gnuplot-nox)"; exit 0; }; \
-    for g in plots/*.gp; do gnuplot -e "dir='plots/$(PROTOCOL)'" $$g || exit 1; done; }
+    for g in plots/*.gp; do gnuplot -e "dir='$(PLOTS_DIR)'" $$g || exit 1; done; \
+    echo "tables: $(TABLES_DIR)/tables.md  figures: $(PLOTS_DIR)/"; }
 
 $(TABLES): $(CELL_ARTIFACTS) $(BASELINE_ARTIFACTS) $(BIN)/kb-aggregate $(wildcard plots/*.gp models.csv reference/paper-tables.csv)
 	@$(AGGREGATE)

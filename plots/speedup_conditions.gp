@@ -39,7 +39,7 @@ do for [ext in "png svg"] {
         set xtics rotate by 30 right nomirror
         set xrange [-0.6:rows - 0.4]
         set bmargin 9
-        set key top right box opaque
+        set key outside right top box opaque
         plot for [i=2:5] f using i:xtic(1) title columnheader(i), \
              1 with lines dashtype 2 linecolor rgb "black" title "1x (parity with PyTorch)"
     }

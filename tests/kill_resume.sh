@@ -14,13 +14,14 @@ KILL_MAX=${KILL_MAX:-4}
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 get=$BUILD/bin/kb-h5get
-run() { make --no-print-directory BUILD="$BUILD" ARTIFACTS="$1" $MAKEARGS "${@:2}"; }
+# each tree gets its own compiled objects (SUBS), so the killed run really redoes the work
+run() { make --no-print-directory BUILD="$BUILD" ARTIFACTS="$1" SUBS="$1.sub" $MAKEARGS "${@:2}"; }
 
 t0=$(date +%s.%N)
 run "$root/ref" "$@" > "$root/ref.log" 2>&1
 t1=$(date +%s.%N)
 delay=$(awk -v a="$KILL_MIN" -v b="$KILL_MAX" -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", a + (b - a) * rand() }')
-setsid bash -c "make --no-print-directory BUILD='$BUILD' ARTIFACTS='$root/cut' $MAKEARGS $* > '$root/cut1.log' 2>&1" &
+setsid bash -c "make --no-print-directory BUILD='$BUILD' ARTIFACTS='$root/cut' SUBS='$root/cut.sub' $MAKEARGS $* > '$root/cut1.log' 2>&1" &
 pid=$!
 sleep "$delay"
 kill -9 -- -"$pid" 2>/dev/null || true
@@ -48,7 +49,7 @@ for f in $ref_list; do
 done
 # make must consider the resumed tree complete: a dry run lists no stage to run (the phony
 # GPU check is always listed, so `make -q` cannot be used here)
-pending=$(make -n --no-print-directory BUILD="$BUILD" ARTIFACTS="$root/cut" $MAKEARGS "$@" 2>/dev/null | grep -c 'bin/kb-\(compile\|sanity-check\|verify-distributions\|memory-profile\|baseline-time\)' || true)
+pending=$(make -n --no-print-directory BUILD="$BUILD" ARTIFACTS="$root/cut" SUBS="$root/cut.sub" $MAKEARGS "$@" 2>/dev/null | grep -c 'bin/kb-\(compile\|sanity-check\|verify-distributions\|memory-profile\|baseline-time\)' || true)
 if [ "$pending" != 0 ]; then
     echo "FAIL: make would still run $pending stage commands on the resumed tree"; fail=1
 fi
