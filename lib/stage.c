@@ -99,6 +99,19 @@ static char *join(char *buf, size_t len, const char *group, const char *name)
     return buf;
 }
 
+double kb_timing_reported_ms(const kb_msg_time *req, const kb_msg_timed *h, const kb_msg_sample *s)
+{
+    size_t n = h->n > 0 ? (size_t)h->n : 0;
+    double *ev = malloc((n ? n : 1) * sizeof *ev);
+    if (!ev)
+        return NAN;
+    for (size_t i = 0; i < n; i++)
+        ev[i] = s[i].event_ms;
+    double v = req->timer == KB_TIMER_ROBUST ? kb_median(ev, n) - h->overhead_ms : kb_mean(ev, n);
+    free(ev);
+    return v;
+}
+
 int kb_record_timing(kb_h5w *w, const char *g, const kb_msg_time *req, const kb_msg_timed *h, const kb_msg_sample *s)
 {
     size_t n = h->n > 0 ? (size_t)h->n : 0;
@@ -147,7 +160,7 @@ int kb_record_timing(kb_h5w *w, const char *g, const kb_msg_time *req, const kb_
     kb_h5w_attr_f64(w, g, "median_ci_hi_ms", sm.median_ci_hi);
     kb_h5w_attr_f64(w, g, "median_rel_ci", sm.median_rel_ci);
     kb_h5w_attr_f64(w, g, "overhead_ms", h->overhead_ms);
-    kb_h5w_attr_f64(w, g, "reported_ms", robust ? sm.median - h->overhead_ms : sm.mean);
+    kb_h5w_attr_f64(w, g, "reported_ms", kb_timing_reported_ms(req, h, s));
     kb_h5w_attr_str(w, g, "reported_statistic", robust ? "median - overhead_ms" : "mean");
     kb_h5w_attr_f64(w, g, "wall_median_ms", sw.median);
     kb_h5w_attr_f64(w, g, "flush_bytes", h->flush_bytes);

@@ -14,7 +14,6 @@
 #include "kb_gpustage.h"
 #include "kb_problem_load.h"
 #include "kb_stage.h"
-#include "kb_stats.h"
 
 typedef struct mode_result {
     const char *name;
@@ -122,14 +121,8 @@ int main(int argc, char **argv)
         kb_record_calls(w, cg, &m->call, 1);
         if (m->co.outcome == KB_OUT_OK && m->samples) {
             kb_record_timing(w, tg, &m->req, &m->h, m->samples);
-            double *ev = malloc((size_t)(m->h.n ? m->h.n : 1) * sizeof *ev);
-            for (int k = 0; ev && k < m->h.n; k++)
-                ev[k] = m->samples[k].event_ms;
-            kb_summary sm;
-            kb_summarize(ev, (size_t)m->h.n, &sm);
-            free(ev);
             char t[32];
-            kb_fmt_ms(t, sizeof t, st.cfg.timer == KB_TIMER_ROBUST ? sm.median - m->h.overhead_ms : sm.mean);
+            kb_fmt_ms(t, sizeof t, kb_timing_reported_ms(&m->req, &m->h, m->samples));
             size_t l = strlen(line);
             snprintf(line + l, sizeof line - l, "%s%s %s", l ? " | " : "", m->name, t);
         } else if (outcome == KB_OUT_OK) {

@@ -18,7 +18,6 @@
 #include "kb_gpustage.h"
 #include "kb_problem_load.h"
 #include "kb_stage.h"
-#include "kb_stats.h"
 
 int main(int argc, char **argv)
 {
@@ -198,15 +197,8 @@ int main(int argc, char **argv)
     if (rc != 0)
         return kb_stage_fail(st.name, &err);
     char tbuf[64] = "-";
-    if (timed) {
-        double *ev = malloc((size_t)(th.n ? th.n : 1) * sizeof *ev);
-        for (int i = 0; ev && i < th.n; i++)
-            ev[i] = samples[i].event_ms;
-        kb_summary sm;
-        kb_summarize(ev, (size_t)th.n, &sm);
-        kb_fmt_ms(tbuf, sizeof tbuf, st.cfg.timer == KB_TIMER_ROBUST ? sm.median - th.overhead_ms : sm.mean);
-        free(ev);
-    }
+    if (timed)
+        kb_fmt_ms(tbuf, sizeof tbuf, kb_timing_reported_ms(&treq, &th, samples));
     kb_progress(&st, "%s %d/%d tau_req %.2g | kernel %s", outcome == KB_OUT_OK ? "PASS" : kb_outcome_name(outcome),
                 passed, T, worst_tau, tbuf);
     if (outcome != KB_OUT_OK)
