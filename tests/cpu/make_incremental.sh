@@ -107,7 +107,10 @@ if [ -d results/h200/artifacts ]; then
     rm -rf artifacts
     cp -a results/h200/artifacts artifacts
     sleep 1.1
-    find artifacts -type f -exec touch {} +
+    # one timestamp for every file: touching them one by one could leave a prerequisite
+    # (sanity-check.h5) a few nanoseconds newer than its dependant (verify-distributions.h5)
+    stamp=$(date +%Y%m%d%H%M.%S)
+    find artifacts -type f -exec touch -t "$stamp" {} +
     mk -n all >"$tmp/5.log" 2>&1
     stages=$(grep -E 'kb-(compile|sanity-check|verify-distributions|memory-profile|baseline-time) ' "$tmp/5.log" || true)
     if [ -n "$stages" ]; then
