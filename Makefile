@@ -200,16 +200,19 @@ CELL_PROBLEMS := $(sort $(foreach c,$(CELLS),$(call cell_problem,$c)))
 # ---- knobs, as stage options, and their stamps ---------------------------------------------------
 PROTO_FLAGS := --protocol $(PROTOCOL) --tau $(TAU) --tau-lowp $(TAU_LOWP) --std-trials $(STD_TRIALS) \
   --timer $(TIMER) --warmup $(WARMUP) --trials $(TRIALS) --noise $(NOISE) --min-samples $(MIN_SAMPLES) \
-  --max-samples $(MAX_SAMPLES) --max-time $(MAX_TIME) --call-timeout $(CALL_TIMEOUT) \
+  --max-samples $(MAX_SAMPLES) --max-time $(MAX_TIME) --clock-tol $(CLOCK_TOL) --pace $(PACE) \
+  --call-timeout $(CALL_TIMEOUT) \
   --compile-timeout $(COMPILE_TIMEOUT) --seed $(SEED)
 GPU_FLAGS := --runner $(BIN)/kb-runner --gpus $(GPUS)
 
 # A stamp holds the knob values a stage depends on; it is rewritten only when they change, so a
 # knob change re-runs exactly the stages (and cells) that use it.
 STAMP_compile := $(COMPILE_TIMEOUT) $(CUDA_GENCODE)
-STAMP_sanity-check := $(PROTOCOL) $(TAU) $(TAU_LOWP) $(STD_TRIALS) $(TIMER) $(WARMUP) $(TRIALS) $(NOISE) $(MIN_SAMPLES) $(MAX_SAMPLES) $(MAX_TIME) $(CALL_TIMEOUT) $(SEED)
+# the robust timer's power-state knobs (the paper timer has none)
+ROBUST_KNOBS := $(if $(filter robust,$(TIMER)),$(CLOCK_TOL) $(PACE))
+STAMP_sanity-check := $(PROTOCOL) $(TAU) $(TAU_LOWP) $(STD_TRIALS) $(TIMER) $(WARMUP) $(TRIALS) $(NOISE) $(MIN_SAMPLES) $(MAX_SAMPLES) $(MAX_TIME) $(ROBUST_KNOBS) $(CALL_TIMEOUT) $(SEED)
 STAMP_verify-distributions := $(PROTOCOL) $(TAU) $(TAU_LOWP) $(CALL_TIMEOUT) $(SEED)
-STAMP_baseline-time := $(PROTOCOL) $(TIMER) $(WARMUP) $(TRIALS) $(NOISE) $(MIN_SAMPLES) $(MAX_SAMPLES) $(MAX_TIME) $(CALL_TIMEOUT) $(SEED)
+STAMP_baseline-time := $(PROTOCOL) $(TIMER) $(WARMUP) $(TRIALS) $(NOISE) $(MIN_SAMPLES) $(MAX_SAMPLES) $(MAX_TIME) $(ROBUST_KNOBS) $(CALL_TIMEOUT) $(SEED)
 STAMP_memory-profile := $(PROTOCOL) $(CALL_TIMEOUT) $(SEED)
 # The stamps are brought up to date when the Makefile is read (not by rules), so that `make -q`
 # and `make -n` see the truth.

@@ -18,6 +18,7 @@
 
 #include "kb_gpu.h"
 #include "kb_session.h"
+#include "kb_stage.h"
 #include "kb_stats.h"
 #include "kb_timer.h"
 
@@ -76,7 +77,13 @@ int main(int argc, char **argv)
     /* 1. per call */
     cudaStream_t s;
     cudaStreamCreate(&s);
-    kb_timer_opts o = {KB_TIMER_PAPER, 10, 1000, 20, 2000, 0.005, 10.0, 0, dev};
+    kb_config paper, strict;
+    kb_config_defaults(&paper, KB_PROTO_PAPER);
+    kb_config_defaults(&strict, KB_PROTO_STRICT);
+    kb_timer_opts o;
+    kb_timer_opts_from_config(&paper, dev, &o);
+    o.warmup = 10;
+    o.trials = 1000;
     kb_timer_result r;
     kb_timer_run(&o, s, empty_fwd, NULL, &s, &r);
     double ev_in, wall_in;
@@ -93,7 +100,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "session: %s %s\n", err.msg, co.detail);
         return 1;
     }
-    kb_msg_time tr = {KB_TIMER_PAPER, 10, 1000, 20, 2000, 0.005, 10.0, 0, 0, 0};
+    kb_msg_time tr;
+    kb_time_request(&paper, &tr, 0);
+    tr.warmup = 10;
+    tr.trials = 1000;
     kb_msg_timed th;
     kb_msg_sample *smp;
     kb_session_time(ses, &tr, &th, &smp, &co, &err);
@@ -137,12 +147,14 @@ int main(int argc, char **argv)
     t0 = kb_now_s();
     kb_session_compare(ses, 0, 1e-3, 0, 0, &cs, &err);
     row("cell_compare", (kb_now_s() - t0) * 1000.0, "ms");
-    kb_msg_time tp = {KB_TIMER_PAPER, 3, 100, 20, 2000, 0.005, 10.0, 0, 0, 0};
+    kb_msg_time tp;
+    kb_time_request(&paper, &tp, 0);
     t0 = kb_now_s();
     kb_session_time(ses, &tp, &th, &smp, &co, &err);
     row("cell_paper_timer_103_calls", (kb_now_s() - t0) * 1000.0, "ms");
     free(smp);
-    kb_msg_time tb = {KB_TIMER_ROBUST, 3, 100, 20, 2000, 0.005, 10.0, 1, 1, 7};
+    kb_msg_time tb; /* the strict protocol's robust timer, inputs re-drawn */
+    kb_time_request(&strict, &tb, 7);
     t0 = kb_now_s();
     kb_session_time(ses, &tb, &th, &smp, &co, &err);
     row("cell_robust_timer", (kb_now_s() - t0) * 1000.0, "ms");

@@ -24,9 +24,16 @@ for timer in $timers; do
             for d in "$root/$timer/1"/level1/*/; do mv "$d/baseline-time.h5" "${d%/}.h5"; rm -rf "$d"; done
             continue
         fi
-        for so in $BUILD/problems/level1/*.so; do
+        # run 2 goes through the problems in reverse order, so that each baseline follows
+        # different work (and a different GPU power state) than in run 1
+        sos=$(ls $BUILD/problems/level1/*.so)
+        [ "$run" = 2 ] && sos=$(echo "$sos" | tac)
+        for so in $sos; do
             id=level1/$(basename "$so" .so)
-            $bin/kb-baseline-time --protocol paper --timer "$timer" --problem "$so" \
+            # each timer with its protocol's settings: paper timer = paper, robust = strict
+            proto=paper
+            [ "$timer" = robust ] && proto=strict
+            $bin/kb-baseline-time --protocol $proto --timer "$timer" --problem "$so" \
                 --out "$root/$timer/$run/$id.h5" --runner $bin/kb-runner >/dev/null
         done
     done

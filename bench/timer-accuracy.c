@@ -48,7 +48,7 @@ int main(int argc, char **argv)
     cudaStream_t s;
     cudaStreamCreate(&s);
     FILE *f = out ? fopen(out, "w") : NULL;
-    const char *hdr = "target_us,timer,truth_us,measured_us,rel_err\n";
+    const char *hdr = "target_us,timer,truth_us,measured_us,rel_err,clock_avg_mhz,clock_avg_sd_mhz,excluded\n";
     printf("%s", hdr);
     if (f)
         fputs(hdr, f);
@@ -58,30 +58,35 @@ int main(int argc, char **argv)
         /* truth: the kernel's own duration, by the same clock it spins on */
         double truth = kb_dev_spin_measured(a.ns, s);
         for (int k = 0; k < 2; k++) {
+            /* each timer with its protocol's defaults (paper / strict) */
+            kb_config cfg;
+            kb_config_defaults(&cfg, k ? KB_PROTO_STRICT : KB_PROTO_PAPER);
             kb_timer_opts o;
-            memset(&o, 0, sizeof o);
-            o.kind = k ? KB_TIMER_ROBUST : KB_TIMER_PAPER;
-            o.warmup = 3;
-            o.trials = targets[t] >= 20000 ? 20 : 100;
-            o.min_samples = 20;
-            o.max_samples = 2000;
-            o.noise = 0.005;
+            kb_timer_opts_from_config(&cfg, dev, &o);
+            if (targets[t] >= 20000)
+                o.trials = 20;
             o.max_time_s = 5.0;
-            o.flush_l2 = k;
-            o.device = dev;
             kb_timer_result r;
             if (kb_timer_run(&o, s, fwd, NULL, &a, &r) != 0) {
                 fprintf(stderr, "timer failed\n");
                 return 1;
             }
-            double *ev = malloc(r.n * sizeof *ev);
-            for (size_t i = 0; i < r.n; i++)
-                ev[i] = r.samples[i].event_ms * 1000.0;
+            double *ev = malloc((r.n + 1) * sizeof *ev), *clk = malloc((r.n + 1) * sizeof *clk);
+            size_t ne = 0, nc = 0;
+            for (size_t i = 0; i < r.n; i++) {
+                if (!r.samples[i].excluded)
+                    ev[ne++] = r.samples[i].event_ms * 1000.0;
+                if (isfinite(r.samples[i].clock_avg_mhz))
+                    clk[nc++] = r.samples[i].clock_avg_mhz;
+            }
             /* each timer's reported statistic: paper = mean; robust = median - overhead */
-            double m = k ? kb_median(ev, r.n) - r.overhead_ms * 1000.0 : kb_mean(ev, r.n);
+            double m = k ? kb_median(ev, ne) - r.overhead_ms * 1000.0 : kb_mean(ev, ne);
+            kb_summary cs;
+            kb_summarize(clk, nc, &cs);
             char line[256];
-            snprintf(line, sizeof line, "%.0f,%s,%.3f,%.3f,%.6f\n", targets[t], k ? "robust" : "paper", truth, m,
-                     (m - truth) / truth);
+            snprintf(line, sizeof line, "%.0f,%s,%.3f,%.3f,%.6f,%.1f,%.2f,%d\n", targets[t], k ? "robust" : "paper",
+                     truth, m, (m - truth) / truth, cs.median, cs.stddev, r.excluded);
+            free(clk);
             printf("%s", line);
             if (f)
                 fputs(line, f);

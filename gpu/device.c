@@ -21,6 +21,8 @@ typedef int (*nvml_clock_t)(void *, int, unsigned int *);
 typedef int (*nvml_reasons_t)(void *, unsigned long long *);
 typedef int (*nvml_driver_t)(char *, unsigned int);
 typedef int (*nvml_by_uuid_t)(const char *, void **);
+typedef int (*nvml_uint_t)(void *, unsigned int *);
+typedef int (*nvml_temp_t)(void *, int, unsigned int *);
 
 static struct {
     int tried, ok;
@@ -29,6 +31,9 @@ static struct {
     nvml_clock_t clock;
     nvml_reasons_t reasons;
     nvml_driver_t driver;
+    nvml_clock_t max_clock;
+    nvml_uint_t power;
+    nvml_temp_t temp;
     void *dev[16];
     int have_dev[16];
 } nvml;
@@ -51,6 +56,9 @@ static int nvml_load(void)
     if (!nvml.reasons)
         nvml.reasons = (nvml_reasons_t)dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
     nvml.driver = (nvml_driver_t)dlsym(h, "nvmlSystemGetDriverVersion");
+    nvml.max_clock = (nvml_clock_t)dlsym(h, "nvmlDeviceGetMaxClockInfo");
+    nvml.power = (nvml_uint_t)dlsym(h, "nvmlDeviceGetPowerUsage");
+    nvml.temp = (nvml_temp_t)dlsym(h, "nvmlDeviceGetTemperature");
     nvml.ok = init && nvml.clock && (nvml.by_uuid || nvml.by_index) && init() == 0;
     return nvml.ok;
 }
@@ -85,6 +93,36 @@ double kb_gpu_sm_clock_mhz(int device)
     if (!d || nvml.clock(d, NVML_CLOCK_SM, &mhz) != 0)
         return NAN;
     return (double)mhz;
+}
+
+double kb_gpu_max_sm_clock_mhz(int device)
+{
+    void *d = nvml_device(device);
+    unsigned int mhz;
+    if (d && nvml.max_clock && nvml.max_clock(d, NVML_CLOCK_SM, &mhz) == 0 && mhz > 0)
+        return (double)mhz;
+    int khz = 0;
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device) == cudaSuccess && khz > 0)
+        return khz * 1e-3;
+    return NAN;
+}
+
+double kb_gpu_power_w(int device)
+{
+    void *d = nvml_device(device);
+    unsigned int mw;
+    if (!d || !nvml.power || nvml.power(d, &mw) != 0)
+        return NAN;
+    return mw * 1e-3;
+}
+
+double kb_gpu_temperature_c(int device)
+{
+    void *d = nvml_device(device);
+    unsigned int c;
+    if (!d || !nvml.temp || nvml.temp(d, 0 /* NVML_TEMPERATURE_GPU */, &c) != 0)
+        return NAN;
+    return (double)c;
 }
 
 uint64_t kb_gpu_throttle_reasons(int device)

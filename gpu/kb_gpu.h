@@ -49,6 +49,11 @@ void kb_gpu_env(int device, kb_env *env);
  * run time (libnvidia-ml.so.1); NaN / 0 when NVML is unavailable. */
 double kb_gpu_sm_clock_mhz(int device);
 uint64_t kb_gpu_throttle_reasons(int device);
+/* Highest SM clock the device may run at (NVML max clock; else the CUDA peak clock), MHz. */
+double kb_gpu_max_sm_clock_mhz(int device);
+/* Board power draw in watts and GPU temperature in degrees C (NVML; NaN if unreadable). */
+double kb_gpu_power_w(int device);
+double kb_gpu_temperature_c(int device);
 /* Reasons that slow the clocks (excluding idle and application-clock settings). */
 #define KB_THROTTLE_SLOWDOWN_MASK 0xECull /* SW power cap, HW slowdown, SW/HW thermal, power brake */
 
@@ -85,6 +90,11 @@ double kb_dev_spin_measured(double ns, cudaStream_t stream);
  * the start event, it lets the events and the timed work be enqueued while the GPU waits, so the
  * host's launch latency stays out of the measurement. */
 int kb_dev_block(volatile int *flag_dev, int *state_dev, double timeout_ns, cudaStream_t stream);
+/* Clock stamp: zeroes rec_dev[0..2] (device memory) and queues a kernel whose block on SM 0
+ * writes rec_dev[1] = %globaltimer (ns) and rec_dev[2] = clock64() (SM cycles). Two stamps
+ * around a sample give its mean SM clock: d(cycles) / d(ns) x 1000 MHz (rec_dev[0] == 0 if no
+ * block ran on SM 0: unknown). After nvbench's timestamps kernel. */
+int kb_dev_stamp(unsigned long long *rec_dev, cudaStream_t stream);
 /* An empty kernel (harness-overhead benchmark). */
 int kb_dev_empty(cudaStream_t stream);
 

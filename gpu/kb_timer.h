@@ -22,6 +22,20 @@
  * Robust timer: at least min_samples, then stop as soon as the median's distribution-free 95%
  * confidence interval has a half-width <= noise x median ("noise"), or at max_samples
  * ("max_samples"), or when max_time_s of timing has elapsed ("max_time"); the reason is kept.
+ *
+ * Robust timer, power state. A long compute-bound call (cuDNN's conv2d: 4 ms) run back to back
+ * drives the board into its power cap: the SM clock sinks from 1980 to 1905 MHz over a few
+ * seconds and its time rises by 4%, by an amount that depends on what the GPU ran before
+ * (measured on the H200, NOTES.md). So every sample is taken from the same state, the
+ * unthrottled one:
+ *   - clock stamps (kb_dev_stamp) around e0..e1 give the sample's mean SM clock (clock_avg_mhz);
+ *   - pacing: after each sample the GPU idles `pace` times the sample's cycle time;
+ *   - clock guard: a sample whose clock (the stamps' when they span >= 200 us, else NVML's)
+ *     is more than clock_tol below the device's max SM clock is kept but excluded from the
+ *     statistics, and the GPU idles 50 ms, doubling per consecutive exclusion up to 1 s. If a
+ *     sample is still slow after 1 s idle, the slowdown is the call's own (or a clock setting):
+ *     the guard gives up (recorded) and later samples count as they come.
+ * Statistics, the stopping rule and the reported time use the included samples only.
  */
 #ifndef KB_TIMER_H
 #define KB_TIMER_H
@@ -48,6 +62,9 @@ typedef struct kb_timer_opts {
     int min_samples, max_samples;
     double noise;
     double max_time_s;
+    double clock_tol; /* robust timer: clock guard tolerance (0 = off) */
+    double pace;      /* robust timer: idle pace x the sample's cycle time after each sample */
+    double ref_clock_mhz; /* robust timer: the guard's reference clock; 0 = the device's max */
     int flush_l2;
     int device; /* for the L2 size and NVML */
 } kb_timer_opts;
@@ -64,6 +81,10 @@ typedef struct kb_timer_result {
     int throttle_samples;
     int unblocked_fallback; /* robust timer: the blocking kernel had to be given up */
     double overhead_ms;     /* robust timer: median event time of an empty kernel timed the same way */
+    int excluded;           /* robust timer: samples the clock guard excluded (kept, flagged) */
+    int guard_gave_up;      /* robust timer: the clock stayed low after the longest recovery */
+    double ref_clock_mhz;   /* robust timer: the guard's reference clock */
+    double recovery_s;      /* robust timer: idle time spent letting the clock recover */
 } kb_timer_result;
 
 /* Options from the config (the protocol's timer, or the one named by --timer). */

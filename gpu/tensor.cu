@@ -425,6 +425,34 @@ extern "C" int kb_dev_block(volatile int *flag_dev, int *state_dev, double timeo
     return cudaGetLastError() == cudaSuccess ? 0 : -1;
 }
 
+/* rec[0] = claimed, rec[1] = %globaltimer (ns), rec[2] = clock64() of SM 0 (cycles). One block
+ * per SM is launched; the first to run on SM 0 writes, so both stamps of a sample read the same
+ * SM's cycle counter. */
+__global__ void stamp_kernel(unsigned long long *rec)
+{
+    unsigned int smid;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    if (smid != 0 || atomicCAS(&rec[0], 0ull, 1ull) != 0ull)
+        return;
+    rec[1] = globaltimer();
+    rec[2] = (unsigned long long)clock64();
+}
+
+extern "C" int kb_dev_stamp(unsigned long long *rec_dev, cudaStream_t stream)
+{
+    static int blocks;
+    if (!blocks) {
+        int dev = 0, sms = 0;
+        cudaGetDevice(&dev);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        blocks = 2 * (sms > 0 ? sms : 1);
+    }
+    if (cudaMemsetAsync(rec_dev, 0, 3 * sizeof *rec_dev, stream) != cudaSuccess)
+        return -1;
+    stamp_kernel<<<blocks, 1, 0, stream>>>(rec_dev);
+    return cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
 __global__ void empty_kernel(void) {}
 
 extern "C" int kb_dev_empty(cudaStream_t stream)

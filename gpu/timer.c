@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kb_gpu.h"
 #include "kb_stats.h"
@@ -18,6 +19,8 @@ void kb_timer_opts_from_config(const kb_config *c, int device, kb_timer_opts *o)
     o->max_samples = c->max_samples;
     o->noise = c->noise;
     o->max_time_s = c->max_time_s;
+    o->clock_tol = c->clock_tol;
+    o->pace = c->pace;
     o->flush_l2 = c->timer == KB_TIMER_ROBUST;
     o->device = device;
 }
@@ -42,12 +45,52 @@ static double median_noise(const kb_timer_result *r)
     double *x = malloc(r->n * sizeof *x);
     if (!x)
         return INFINITY;
+    size_t k = 0;
     for (size_t i = 0; i < r->n; i++)
-        x[i] = r->samples[i].event_ms;
+        if (!r->samples[i].excluded)
+            x[k++] = r->samples[i].event_ms;
     kb_summary s;
-    kb_summarize(x, r->n, &s);
+    kb_summarize(x, k, &s);
     free(x);
     return isnan(s.median_rel_ci) ? INFINITY : s.median_rel_ci;
+}
+
+static void sleep_s(double s)
+{
+    if (!(s > 0))
+        return;
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+/* Clock stamps of the robust timer: two records of 3 words in device memory (kb_dev_stamp). */
+typedef struct stamps {
+    unsigned long long *dev; /* [6] */
+} stamps;
+
+/* Mean SM clock (MHz) between the two stamps, and the span they cover (ns); NaN if unknown. */
+static double stamps_clock(const stamps *st, double *span_ns)
+{
+    unsigned long long h[6];
+    *span_ns = NAN;
+    if (!st->dev || cudaMemcpy(h, st->dev, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess)
+        return NAN;
+    if (!h[0] || !h[3] || h[4] <= h[1] || h[5] <= h[2])
+        return NAN;
+    *span_ns = (double)(h[4] - h[1]);
+    return (double)(h[5] - h[2]) / *span_ns * 1e3;
+}
+
+/* The clock guard's verdict on one sample (kb_timer.h). */
+static int clock_slow(const kb_timer_opts *o, double ref, const kb_msg_sample *s, double span_ns)
+{
+    if (!(o->clock_tol > 0) || !(ref > 0))
+        return 0;
+    double floor = ref * (1.0 - o->clock_tol);
+    if (isfinite(s->clock_avg_mhz) && span_ns >= 200e3)
+        return s->clock_avg_mhz < floor;
+    return isfinite(s->sm_clock_mhz) && s->sm_clock_mhz < floor;
 }
 
 int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forward, kb_prepare_fn prepare, void *user,
@@ -92,6 +135,14 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
             cudaGetLastError();
         }
     }
+    stamps st = {NULL};
+    if (o->kind == KB_TIMER_ROBUST && cudaMalloc((void **)&st.dev, 6 * sizeof *st.dev) != cudaSuccess) {
+        st.dev = NULL;
+        cudaGetLastError();
+    }
+    res->ref_clock_mhz = o->kind != KB_TIMER_ROBUST ? NAN
+                         : o->ref_clock_mhz > 0 ? o->ref_clock_mhz
+                                                : kb_gpu_max_sm_clock_mhz(o->device);
     /* Calibration of the robust timer: what timing an empty kernel costs by the same procedure
      * (the events and the kernel's launch on the GPU, ~3 us on an H200). The robust timer's
      * reported time is its median minus this; raw samples stay raw. */
@@ -104,9 +155,13 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
             __sync_synchronize();
             if (cudaDeviceSynchronize() != cudaSuccess || kb_dev_block(block_flag_dev, block_state_dev, 2e8, stream) != 0)
                 break;
+            if (st.dev)
+                kb_dev_stamp(st.dev, stream);
             cudaEventRecord(e0, stream);
             kb_dev_empty(stream);
             cudaEventRecord(e1, stream);
+            if (st.dev)
+                kb_dev_stamp(st.dev + 3, stream);
             __sync_synchronize();
             *block_flag = 1;
             float ms = 0.0f;
@@ -117,11 +172,12 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
         cudaGetLastError();
         res->overhead_ms = k >= 10 ? kb_median(ovh, (size_t)k) : 0.0;
     }
-    int total = 0, timed = 0, rc = 0;
+    int total = 0, timed = 0, rc = 0, slow_run = 0;
     double t_start = kb_now_s();
     const char *why = "trials";
     for (;;) {
         int is_warm = total < o->warmup;
+        double t_cycle = kb_now_s();
         if (prepare && (rc = prepare(user, total)) != 0) {
             res->forward_rc = rc;
             why = "error";
@@ -143,10 +199,14 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
             __sync_synchronize();
             blocked = kb_dev_block(block_flag_dev, block_state_dev, 2e8, stream) == 0;
         }
+        if (block_flag && st.dev)
+            kb_dev_stamp(st.dev, stream);
         uint64_t t0 = kb_now_ns();
         cudaEventRecord(e0, stream);
         rc = forward(user);
         cudaEventRecord(e1, stream);
+        if (block_flag && st.dev)
+            kb_dev_stamp(st.dev + 3, stream);
         if (blocked) {
             t0 = kb_now_ns(); /* wall time counts from the release */
             __sync_synchronize();
@@ -188,7 +248,29 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
         s.wall_ms = (double)(t2 - t0) * 1e-6;
         s.sm_clock_mhz = kb_gpu_sm_clock_mhz(o->device);
         s.throttle_reasons = kb_gpu_throttle_reasons(o->device);
+        s.power_w = kb_gpu_power_w(o->device);
+        s.temp_c = kb_gpu_temperature_c(o->device);
+        double span_ns = NAN;
+        s.clock_avg_mhz = blocked ? stamps_clock(&st, &span_ns) : NAN;
         total++;
+        if (o->kind == KB_TIMER_ROBUST) {
+            /* pacing, then the clock guard (kb_timer.h) */
+            sleep_s(o->pace * (kb_now_s() - t_cycle));
+            if (!res->guard_gave_up && clock_slow(o, res->ref_clock_mhz, &s, span_ns)) {
+                if (slow_run >= 6) {
+                    res->guard_gave_up = 1; /* still slow after the longest recovery */
+                } else {
+                    s.excluded = 1;
+                    double d = 0.05 * (double)(1 << slow_run);
+                    d = d > 1.0 ? 1.0 : d;
+                    slow_run++;
+                    sleep_s(d);
+                    res->recovery_s += d;
+                }
+            } else {
+                slow_run = 0;
+            }
+        }
         if (is_warm)
             continue;
         if (push(res, &cap, s) != 0) {
@@ -198,6 +280,14 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
         }
         if (s.throttle_reasons & KB_THROTTLE_SLOWDOWN_MASK)
             res->throttle_samples++;
+        if (s.excluded) {
+            res->excluded++;
+            if (kb_now_s() - t_start >= o->max_time_s && timed >= 1) {
+                why = "max_time";
+                break;
+            }
+            continue;
+        }
         timed++;
         if (o->kind == KB_TIMER_PAPER) {
             if (timed >= o->trials)
@@ -222,6 +312,8 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
     res->status = rc ? -1 : 0;
     if (flush)
         cudaFree(flush);
+    if (st.dev)
+        cudaFree(st.dev);
     if (block_flag)
         cudaFreeHost((void *)block_flag);
     if (block_state)

@@ -20,6 +20,8 @@ void kb_config_defaults(kb_config *c, kb_protocol_id p)
     c->min_samples = 20;
     c->max_samples = 2000;
     c->max_time_s = 10.0;
+    c->clock_tol = 0.01;
+    c->pace = 1.0;
     c->call_timeout_s = 20.0;
     c->compile_timeout_s = 300.0;
     c->seed = 42;
@@ -89,6 +91,10 @@ int kb_config_set(kb_config *c, const char *name, const char *v, kb_err *err)
         return parse_int(name, v, 1, 10000000, &c->max_samples, err);
     if (!strcmp(name, "max-time"))
         return parse_double(name, v, 0.0, 1e6, &c->max_time_s, err);
+    if (!strcmp(name, "clock-tol"))
+        return parse_double(name, v, 0.0, 0.5, &c->clock_tol, err);
+    if (!strcmp(name, "pace"))
+        return parse_double(name, v, 0.0, 100.0, &c->pace, err);
     if (!strcmp(name, "call-timeout"))
         return parse_double(name, v, 0.001, 1e6, &c->call_timeout_s, err);
     if (!strcmp(name, "compile-timeout"))
@@ -120,6 +126,8 @@ int kb_config_write(const kb_config *c, kb_h5w *w, const char *g)
     kb_h5w_attr_i64(w, g, "min_samples", c->min_samples);
     kb_h5w_attr_i64(w, g, "max_samples", c->max_samples);
     kb_h5w_attr_f64(w, g, "max_time_s", c->max_time_s);
+    kb_h5w_attr_f64(w, g, "clock_tol", c->clock_tol);
+    kb_h5w_attr_f64(w, g, "pace", c->pace);
     kb_h5w_attr_f64(w, g, "call_timeout_s", c->call_timeout_s);
     kb_h5w_attr_f64(w, g, "compile_timeout_s", c->compile_timeout_s);
     kb_h5w_attr_i64(w, g, "seed", (int64_t)c->seed);
@@ -139,7 +147,11 @@ void kb_config_help(FILE *f)
             "  --noise X --min-samples N --max-samples N --max-time S\n"
             "                            robust timer: stop when the median's 95%% CI half-width is\n"
             "                            <= X of the median (default 0.005), within the limits\n"
-            "  --call-timeout S          seconds one forward call may take (default 20)\n"
+            "  --clock-tol X             robust timer: exclude a sample whose mean SM clock is more than\n"
+            "                            X below the device's max clock, idle until it recovers\n"
+            "                            (default 0.01; 0 = off)\n"
+            "  --pace X                  robust timer: idle X times each sample's GPU time after it\n"
+            "                            (default 1: at most half the time busy; 0 = off)\n"            "  --call-timeout S          seconds one forward call may take (default 20)\n"
             "  --compile-timeout S       seconds nvcc may take (default 300)\n"
             "  --seed N                  base seed of every draw (default 42)\n");
 }

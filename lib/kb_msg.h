@@ -99,6 +99,8 @@ typedef struct kb_msg_time {
     int32_t flush_l2;
     int32_t regen_inputs; /* re-draw the inputs before every sample (strict: defeats value caches) */
     uint64_t regen_seed;
+    double clock_tol;     /* robust timer: clock guard (kb_timer.h) */
+    double pace;          /* robust timer: idle time after a sample / its GPU time */
 } kb_msg_time;
 
 typedef struct kb_msg_timed {
@@ -109,16 +111,23 @@ typedef struct kb_msg_timed {
     double total_s;
     int32_t throttle_samples; /* samples during which the clocks were throttled */
     double overhead_ms;       /* robust timer: cost of timing an empty kernel (subtracted) */
+    int32_t excluded;         /* robust timer: samples the clock guard excluded */
+    int32_t guard_gave_up;    /* robust timer: the clock stayed low after the longest recovery */
+    double ref_clock_mhz;     /* robust timer: the clock guard's reference (max SM clock) */
+    double recovery_s;        /* robust timer: total idle time spent recovering */
     char text[256];
 } kb_msg_timed;
 
 typedef struct kb_msg_sample {
     double event_ms;
     double wall_ms;
-    double sm_clock_mhz;
+    double sm_clock_mhz;      /* NVML, read after the sample */
+    double clock_avg_mhz;     /* robust timer: mean SM clock over the sample (SM 0's cycle counter
+                                 against %globaltimer); NaN if unknown */
+    double power_w, temp_c;   /* NVML, read after the sample */
     uint64_t throttle_reasons; /* NVML clock-event reasons bitmask (0 = none) */
     int32_t blocked;          /* robust timer: 1 if the launch was held by the blocking kernel */
-    int32_t pad;
+    int32_t excluded;         /* robust timer: 1 if the clock guard excluded it from the statistics */
 } kb_msg_sample;
 
 typedef struct kb_msg_mem {

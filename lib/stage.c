@@ -91,6 +91,8 @@ void kb_time_request(const kb_config *cfg, kb_msg_time *t, uint64_t regen_seed)
     t->flush_l2 = cfg->timer == KB_TIMER_ROBUST;
     t->regen_inputs = cfg->protocol == KB_PROTO_STRICT;
     t->regen_seed = regen_seed;
+    t->clock_tol = cfg->clock_tol;
+    t->pace = cfg->pace;
 }
 
 static char *join(char *buf, size_t len, const char *group, const char *name)
@@ -99,50 +101,68 @@ static char *join(char *buf, size_t len, const char *group, const char *name)
     return buf;
 }
 
-double kb_timing_reported_ms(const kb_msg_time *req, const kb_msg_timed *h, const kb_msg_sample *s)
+/* Event times of the samples the statistics use (not excluded by the clock guard); *k set. */
+static double *included_event_ms(const kb_msg_timed *h, const kb_msg_sample *s, size_t *k)
 {
     size_t n = h->n > 0 ? (size_t)h->n : 0;
     double *ev = malloc((n ? n : 1) * sizeof *ev);
+    *k = 0;
+    if (ev)
+        for (size_t i = 0; i < n; i++)
+            if (!s[i].excluded)
+                ev[(*k)++] = s[i].event_ms;
+    return ev;
+}
+
+double kb_timing_reported_ms(const kb_msg_time *req, const kb_msg_timed *h, const kb_msg_sample *s)
+{
+    size_t k;
+    double *ev = included_event_ms(h, s, &k);
     if (!ev)
         return NAN;
-    for (size_t i = 0; i < n; i++)
-        ev[i] = s[i].event_ms;
-    double v = req->timer == KB_TIMER_ROBUST ? kb_median(ev, n) - h->overhead_ms : kb_mean(ev, n);
+    double v = req->timer == KB_TIMER_ROBUST ? kb_median(ev, k) - h->overhead_ms : kb_mean(ev, k);
     free(ev);
     return v;
 }
 
 int kb_record_timing(kb_h5w *w, const char *g, const kb_msg_time *req, const kb_msg_timed *h, const kb_msg_sample *s)
 {
-    size_t n = h->n > 0 ? (size_t)h->n : 0;
-    double *ev = calloc(n ? n : 1, sizeof *ev), *wall = calloc(n ? n : 1, sizeof *wall),
-           *clk = calloc(n ? n : 1, sizeof *clk);
-    int64_t *thr = calloc(n ? n : 1, sizeof *thr), *blk = calloc(n ? n : 1, sizeof *blk);
-    if (!ev || !wall || !clk || !thr || !blk) {
-        free(blk);
-        free(ev);
+    size_t n = h->n > 0 ? (size_t)h->n : 0, k = 0;
+    double *f = calloc(n ? n : 1, sizeof *f), *wall = calloc(n ? n : 1, sizeof *wall);
+    int64_t *v = calloc(n ? n : 1, sizeof *v);
+    double *ev = included_event_ms(h, s, &k);
+    if (!f || !wall || !v || !ev) {
+        free(f);
         free(wall);
-        free(clk);
-        free(thr);
+        free(v);
+        free(ev);
         return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        ev[i] = s[i].event_ms;
-        wall[i] = s[i].wall_ms;
-        clk[i] = s[i].sm_clock_mhz;
-        thr[i] = (int64_t)s[i].throttle_reasons;
-        blk[i] = s[i].blocked;
     }
     char p[512];
     kb_h5w_group(w, g);
-    kb_h5w_f64v(w, join(p, sizeof p, g, "event_ms"), ev, n, "ms");
-    kb_h5w_f64v(w, join(p, sizeof p, g, "wall_ms"), wall, n, "ms");
-    kb_h5w_f64v(w, join(p, sizeof p, g, "sm_clock_mhz"), clk, n, "MHz");
-    kb_h5w_i64v(w, join(p, sizeof p, g, "throttle_reasons"), thr, n, "NVML clocks-event reasons bitmask");
-    kb_h5w_i64v(w, join(p, sizeof p, g, "blocked"), blk, n, "1 = launch held by the blocking kernel");
+#define PER_SAMPLE(arr, field, writer, name, units)                                                                  \
+    do {                                                                                                              \
+        for (size_t i = 0; i < n; i++)                                                                                \
+            arr[i] = s[i].field;                                                                                      \
+        writer(w, join(p, sizeof p, g, name), arr, n, units);                                                         \
+    } while (0)
+    PER_SAMPLE(f, event_ms, kb_h5w_f64v, "event_ms", "ms");
+    PER_SAMPLE(f, sm_clock_mhz, kb_h5w_f64v, "sm_clock_mhz", "MHz");
+    PER_SAMPLE(f, clock_avg_mhz, kb_h5w_f64v, "clock_avg_mhz", "MHz");
+    PER_SAMPLE(f, power_w, kb_h5w_f64v, "power_w", "W");
+    PER_SAMPLE(f, temp_c, kb_h5w_f64v, "temp_c", "degrees C");
+    PER_SAMPLE(v, throttle_reasons, kb_h5w_i64v, "throttle_reasons", "NVML clocks-event reasons bitmask");
+    PER_SAMPLE(v, blocked, kb_h5w_i64v, "blocked", "1 = launch held by the blocking kernel");
+    PER_SAMPLE(v, excluded, kb_h5w_i64v, "excluded", "1 = left out of the statistics by the clock guard");
+    PER_SAMPLE(wall, wall_ms, kb_h5w_f64v, "wall_ms", "ms");
+#undef PER_SAMPLE
+    size_t kw = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!s[i].excluded)
+            wall[kw++] = s[i].wall_ms;
     kb_summary sm, sw;
-    kb_summarize(ev, n, &sm);
-    kb_summarize(wall, n, &sw);
+    kb_summarize(ev, k, &sm);
+    kb_summarize(wall, kw, &sw);
     int robust = req->timer == KB_TIMER_ROBUST;
     kb_h5w_attr_str(w, g, "timer", kb_timer_name((kb_timer_kind)req->timer));
     kb_h5w_attr_i64(w, g, "warmup", req->warmup);
@@ -150,7 +170,8 @@ int kb_record_timing(kb_h5w *w, const char *g, const kb_msg_time *req, const kb_
     kb_h5w_attr_i64(w, g, "flush_l2", req->flush_l2);
     kb_h5w_attr_i64(w, g, "regen_inputs", req->regen_inputs);
     kb_h5w_attr_str(w, g, "stop_reason", h->stop_reason);
-    kb_h5w_attr_i64(w, g, "n", (int64_t)n);
+    kb_h5w_attr_i64(w, g, "n", (int64_t)k);
+    kb_h5w_attr_i64(w, g, "n_excluded", h->excluded);
     kb_h5w_attr_f64(w, g, "mean_ms", sm.mean);
     kb_h5w_attr_f64(w, g, "median_ms", sm.median);
     kb_h5w_attr_f64(w, g, "stddev_ms", sm.stddev);
@@ -166,11 +187,15 @@ int kb_record_timing(kb_h5w *w, const char *g, const kb_msg_time *req, const kb_
     kb_h5w_attr_f64(w, g, "flush_bytes", h->flush_bytes);
     kb_h5w_attr_i64(w, g, "throttle_samples", h->throttle_samples);
     kb_h5w_attr_f64(w, g, "total_s", h->total_s);
-    free(ev);
+    kb_h5w_attr_f64(w, g, "clock_tol", robust ? req->clock_tol : 0.0);
+    kb_h5w_attr_f64(w, g, "pace", robust ? req->pace : 0.0);
+    kb_h5w_attr_f64(w, g, "ref_clock_mhz", h->ref_clock_mhz);
+    kb_h5w_attr_i64(w, g, "guard_gave_up", h->guard_gave_up);
+    kb_h5w_attr_f64(w, g, "recovery_s", h->recovery_s);
+    free(f);
     free(wall);
-    free(clk);
-    free(thr);
-    free(blk);
+    free(v);
+    free(ev);
     return kb_h5w_ok(w, NULL);
 }
 

@@ -191,6 +191,8 @@ static void serve_time(const kb_msg_time *t)
     o.noise = t->noise;
     o.max_time_s = t->max_time_s;
     o.flush_l2 = t->flush_l2;
+    o.clock_tol = t->clock_tol;
+    o.pace = t->pace;
     o.device = R.device;
     regen_seed = t->regen_seed;
     kb_timer_result res;
@@ -205,6 +207,10 @@ static void serve_time(const kb_msg_time *t)
     h.total_s = res.total_s;
     h.throttle_samples = res.throttle_samples;
     h.overhead_ms = res.overhead_ms;
+    h.excluded = res.excluded;
+    h.guard_gave_up = res.guard_gave_up;
+    h.ref_clock_mhz = res.ref_clock_mhz;
+    h.recovery_s = res.recovery_s;
     if (res.status != 0) {
         if (res.cuda_error) {
             h.status = KB_OUT_CUDA_ERROR;
@@ -288,6 +294,9 @@ int main(int argc, char **argv)
     if (e != cudaSuccess)
         fatal(KB_OUT_HARNESS_ERROR, "CUDA init on device %d: %s", R.device, cudaGetErrorString(e));
     kb_gpu_sm_clock_mhz(R.device); /* initialise NVML before the sandbox */
+    kb_gpu_max_sm_clock_mhz(R.device);
+    kb_gpu_power_w(R.device);
+    kb_gpu_temperature_c(R.device);
     if (R.init.flags & KB_INIT_MEMTRACK) {
         /* Without CUPTI the memory report says tracked = 0 (the tables leave memory out); the
          * other stages only use it to name out-of-memory failures. */

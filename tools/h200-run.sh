@@ -7,6 +7,8 @@
 #   two  both protocols' pipelines (strict: every model but demo-faults); benchmarks (timer
 #        accuracy, memory accounting, reproducibility); the GPU suite (verdict and fault tables,
 #        kill -9 / resume)
+#   four the robust timer's power state: GPU timer test, bench/power-state.sh, timer accuracy,
+#        reproducibility (two fresh runs, the second in reverse problem order)
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two [seconds]}
 budget=${2:-560}
@@ -21,7 +23,7 @@ mkdir -p "$OUT"
 log=$OUT/run-$phase.txt
 exec > >(tee -a "$log") 2>&1
 echo "== $(date -u) phase $phase: $(nvidia-smi -L 2>&1 | head -1); $J cores"
-t make -j"$J" build build/tests/gpu/test_generators > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+t make -j"$J" build build/tests/gpu/test_generators build/tests/gpu/test_timer > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 build/bin/kb-gpuinfo
 if [ "$phase" = one ]; then
     t build/tests/gpu/test_generators
@@ -60,5 +62,11 @@ elif [ "$phase" = three ]; then
     GPU_SUITE_SKIP_PIPELINE=1 reserve=8 lim tests/gpu/run.sh
     cp artifacts/verdicts.csv artifacts/faults.csv "$OUT/" 2>/dev/null
     tar czf "$OUT/artifacts-strict.tgz" artifacts/strict
+elif [ "$phase" = four ]; then
+    # session 2: the robust timer's power state (clock stamps, pacing, clock guard)
+    t build/tests/gpu/test_timer
+    lim bench/power-state.sh "$OUT/power-state.csv"
+    lim build/bin/kb-bench-timer-accuracy --out "$OUT/timer-accuracy.csv"
+    reserve=10 lim bench/reproducibility.sh "$OUT/reproducibility.csv"
 fi
 echo "== done in $(( $(date +%s) - start )) s"

@@ -29,7 +29,8 @@ static int cfg_equal(const kb_config *a, const kb_config *b)
     return a->protocol == b->protocol && a->tau == b->tau && a->tau_lowp == b->tau_lowp &&
            a->std_trials == b->std_trials && a->timer == b->timer && a->warmup == b->warmup &&
            a->trials == b->trials && a->noise == b->noise && a->min_samples == b->min_samples &&
-           a->max_samples == b->max_samples && a->max_time_s == b->max_time_s &&
+           a->max_samples == b->max_samples && a->max_time_s == b->max_time_s && a->clock_tol == b->clock_tol &&
+           a->pace == b->pace &&
            a->call_timeout_s == b->call_timeout_s && a->compile_timeout_s == b->compile_timeout_s &&
            a->seed == b->seed;
 }
@@ -102,6 +103,8 @@ static void test_defaults(void **state)
         {"MIN_SAMPLES", p.min_samples},
         {"MAX_SAMPLES", p.max_samples},
         {"MAX_TIME", p.max_time_s},
+        {"CLOCK_TOL", p.clock_tol},
+        {"PACE", p.pace},
         {"CALL_TIMEOUT", p.call_timeout_s},
         {"COMPILE_TIMEOUT", p.compile_timeout_s},
         {"SEED", (double)p.seed},
@@ -144,6 +147,8 @@ static double field(const kb_config *c, const char *f)
     if (!strcmp(f, "min_samples")) return c->min_samples;
     if (!strcmp(f, "max_samples")) return c->max_samples;
     if (!strcmp(f, "max_time_s")) return c->max_time_s;
+    if (!strcmp(f, "clock_tol")) return c->clock_tol;
+    if (!strcmp(f, "pace")) return c->pace;
     if (!strcmp(f, "call_timeout_s")) return c->call_timeout_s;
     if (!strcmp(f, "compile_timeout_s")) return c->compile_timeout_s;
     if (!strcmp(f, "seed")) return (double)c->seed;
@@ -166,6 +171,10 @@ static const good_opt good[] = {
     {"min-samples", "5", "min_samples", 5},
     {"max-samples", "50000", "max_samples", 50000},
     {"max-time", "2.5", "max_time_s", 2.5},
+    {"clock-tol", "0", "clock_tol", 0},
+    {"clock-tol", "0.02", "clock_tol", 0.02},
+    {"pace", "0", "pace", 0},
+    {"pace", "2.5", "pace", 2.5},
     {"call-timeout", "0.5", "call_timeout_s", 0.5},
     {"compile-timeout", "301", "compile_timeout_s", 301},
     {"seed", "7", "seed", 7},
@@ -184,6 +193,7 @@ static const bad_opt bad[] = {
     {"std-trials", "1.5"},   {"std-trials", "5 "}, {"std-trials", "1001"},  {"timer", "fast"},
     {"timer", ""},           {"warmup", "-1"},     {"trials", "0"},         {"noise", "2"},
     {"min-samples", "0"},    {"max-samples", "x"}, {"max-time", "-1"},      {"call-timeout", "0"},
+    {"clock-tol", "0.6"},    {"clock-tol", "-0.01"}, {"pace", "-1"},        {"pace", "1e3"},
     {"compile-timeout", "0.5"}, {"seed", "abc"},   {"seed", ""},            {"seed", "12abc"},
     {"seed", "99999999999999999999999"},          {"protocol", "loose"},   {"protocol", "Paper"},
 };
@@ -525,6 +535,8 @@ static void test_config_write(void **state)
                 {"min_samples", c.min_samples},
                 {"max_samples", c.max_samples},
                 {"max_time_s", c.max_time_s},
+                {"clock_tol", c.clock_tol},
+                {"pace", c.pace},
                 {"call_timeout_s", c.call_timeout_s},
                 {"compile_timeout_s", c.compile_timeout_s},
                 {"seed", 123456789}};

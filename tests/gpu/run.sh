@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The GPU suite (make test-gpu): needs a CUDA device and a full build.
-#   1. device generators, poisoning, comparison and hashing (tests/gpu/test_generators)
+#   1. device generators, poisoning, comparison and hashing (tests/gpu/test_generators); the
+#      robust timer's clock stamps and clock guard (tests/gpu/test_timer)
 #   2. the demo models through the pipeline in both protocols (make cells baselines)
 #   3. the verdict table of the hack zoo and demo-naive asserted against the manifest
 #      (tools/verdicts.sh), and the fault table of demo-faults (tools/faults.sh)
@@ -14,6 +15,8 @@ fail=0
 step() { echo; echo "== $*"; }
 step "device generators and tensor checks"
 $BUILD/tests/gpu/test_generators || fail=1
+step "robust timer: clock stamps, known duration, clock guard"
+$BUILD/tests/gpu/test_timer || fail=1
 if [ -z "${GPU_SUITE_SKIP_PIPELINE:-}" ]; then
     for p in paper strict; do
         step "pipeline, PROTOCOL=$p"
