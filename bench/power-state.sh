@@ -23,8 +23,14 @@ bin=$BUILD/bin
 IDLE_S=${IDLE_S:-4}
 HEAT_TRIALS=${HEAT_TRIALS:-400}
 settings="off:0:0 pace:0:1 guard:0.01:0 both:0.01:1"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# KEEP_DIR=DIR keeps the raw artifacts there
+if [ -n "${KEEP_DIR:-}" ]; then
+    tmp=$KEEP_DIR
+    mkdir -p "$tmp"
+else
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+fi
 
 get() { $bin/kb-h5get "$1" "$2" "$3"; }
 # median and minimum of a dataset's values where the matching `excluded` value is 0
@@ -47,7 +53,7 @@ for id in $problems; do
                 $bin/kb-baseline-time --protocol paper --trials "$HEAT_TRIALS" --problem "$so" \
                     --out "$tmp/heat.h5" --runner $bin/kb-runner >/dev/null
             fi
-            f=$tmp/$name-$state.h5
+            f=$tmp/${id//\//-}-$name-$state.h5
             $bin/kb-baseline-time --protocol strict --clock-tol "$tol" --pace "$pace" --problem "$so" \
                 --out "$f" --runner $bin/kb-runner >/dev/null
             for mode in fp32 tf32; do

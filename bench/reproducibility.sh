@@ -11,8 +11,14 @@ shift
 timers=${*:-paper robust}
 BUILD=${BUILD:-build}
 bin=$BUILD/bin
-root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
+# KEEP_DIR=DIR keeps the raw artifacts there
+if [ -n "${KEEP_DIR:-}" ]; then
+    root=$KEEP_DIR
+    mkdir -p "$root"
+else
+    root=$(mktemp -d)
+    trap 'rm -rf "$root"' EXIT
+fi
 echo "problem,timer,median_ms_run1,median_ms_run2,rel_delta" | tee "$out"
 for timer in $timers; do
     reuse_var=RUN1_$timer

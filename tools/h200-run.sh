@@ -65,8 +65,9 @@ elif [ "$phase" = three ]; then
 elif [ "$phase" = four ]; then
     # session 2: the robust timer's power state (clock stamps, pacing, clock guard)
     t build/tests/gpu/test_timer
-    lim bench/power-state.sh "$OUT/power-state.csv"
+    KEEP_DIR=/tmp/ps lim bench/power-state.sh "$OUT/power-state.csv"
     lim build/bin/kb-bench-timer-accuracy --out "$OUT/timer-accuracy.csv"
-    reserve=10 lim bench/reproducibility.sh "$OUT/reproducibility.csv"
+    KEEP_DIR=/tmp/rp reserve=10 lim bench/reproducibility.sh "$OUT/reproducibility.csv"
+    tar czf "$OUT/raw-four.tgz" -C /tmp ps rp
 fi
 echo "== done in $(( $(date +%s) - start )) s"
