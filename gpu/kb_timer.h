@@ -23,18 +23,21 @@
  * confidence interval has a half-width <= noise x median ("noise"), or at max_samples
  * ("max_samples"), or when max_time_s of timing has elapsed ("max_time"); the reason is kept.
  *
- * Robust timer, power state. A long compute-bound call (cuDNN's conv2d: 4 ms) run back to back
- * drives the board into its power cap: the SM clock sinks from 1980 to 1905 MHz over a few
- * seconds and its time rises by 4%, by an amount that depends on what the GPU ran before
- * (measured on the H200, NOTES.md). So every sample is taken from the same state, the
- * unthrottled one:
- *   - clock stamps (kb_dev_stamp) around e0..e1 give the sample's mean SM clock (clock_avg_mhz);
- *   - pacing: after each sample the GPU idles `pace` times the sample's cycle time;
- *   - clock guard: a sample whose clock (the stamps' when they span >= 200 us, else NVML's)
- *     is more than clock_tol below the device's max SM clock is kept but excluded from the
+ * Robust timer, power state. Run back to back, a compute-bound call drives the board into its
+ * power limit within a second: on the H200, cuDNN's conv2d (4 ms) runs at 1828 MHz when it
+ * starts from a rested GPU and sinks to 1751 MHz after 17 back-to-back samples, 3.6% slower
+ * (bench/power-state.sh, NOTES.md). How far it sinks depends on what ran before, which made
+ * its robust median differ by up to 6% between runs. So every sample starts from the same state:
+ *   - clock stamps (kb_dev_stamp) around e0..e1 give each sample's mean SM clock
+ *     (clock_avg_mhz; SM 0's cycle counter against %globaltimer, +-1.6 MHz at 10 us);
+ *   - pacing: after each sample the GPU idles `pace` times the sample's whole cycle (inputs,
+ *     flush, call, read-back), so it is busy at most 1 / (1 + pace) of the time;
+ *   - clock guard: the reference is the highest stamped clock of the run so far (a call's own
+ *     clock: tensor-core work runs below the max clock from its first microsecond, 1740 MHz for
+ *     a TF32 GEMM). A sample more than clock_tol below it is kept but excluded from the
  *     statistics, and the GPU idles 50 ms, doubling per consecutive exclusion up to 1 s. If a
- *     sample is still slow after 1 s idle, the slowdown is the call's own (or a clock setting):
- *     the guard gives up (recorded) and later samples count as they come.
+ *     sample is still slow after the 1 s idle, the guard gives up (recorded) and later samples
+ *     count as they come.
  * Statistics, the stopping rule and the reported time use the included samples only.
  */
 #ifndef KB_TIMER_H
@@ -64,7 +67,8 @@ typedef struct kb_timer_opts {
     double max_time_s;
     double clock_tol; /* robust timer: clock guard tolerance (0 = off) */
     double pace;      /* robust timer: idle pace x the sample's cycle time after each sample */
-    double ref_clock_mhz; /* robust timer: the guard's reference clock; 0 = the device's max */
+    double ref_clock_mhz; /* robust timer: the guard's starting reference (0 = none: the first
+                             sample's clock); tests use it to force exclusions */
     int flush_l2;
     int device; /* for the L2 size and NVML */
 } kb_timer_opts;
@@ -83,7 +87,7 @@ typedef struct kb_timer_result {
     double overhead_ms;     /* robust timer: median event time of an empty kernel timed the same way */
     int excluded;           /* robust timer: samples the clock guard excluded (kept, flagged) */
     int guard_gave_up;      /* robust timer: the clock stayed low after the longest recovery */
-    double ref_clock_mhz;   /* robust timer: the guard's reference clock */
+    double ref_clock_mhz;   /* robust timer: the guard's reference at the end (highest clock) */
     double recovery_s;      /* robust timer: idle time spent letting the clock recover */
 } kb_timer_result;
 

@@ -69,28 +69,28 @@ typedef struct stamps {
     unsigned long long *dev; /* [6] */
 } stamps;
 
-/* Mean SM clock (MHz) between the two stamps, and the span they cover (ns); NaN if unknown. */
-static double stamps_clock(const stamps *st, double *span_ns)
+/* Mean SM clock (MHz) between the two stamps; NaN if unknown. */
+static double stamps_clock(const stamps *st)
 {
     unsigned long long h[6];
-    *span_ns = NAN;
     if (!st->dev || cudaMemcpy(h, st->dev, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess)
         return NAN;
     if (!h[0] || !h[3] || h[4] <= h[1] || h[5] <= h[2])
         return NAN;
-    *span_ns = (double)(h[4] - h[1]);
-    return (double)(h[5] - h[2]) / *span_ns * 1e3;
+    return (double)(h[5] - h[2]) / (double)(h[4] - h[1]) * 1e3;
 }
 
-/* The clock guard's verdict on one sample (kb_timer.h). */
-static int clock_slow(const kb_timer_opts *o, double ref, const kb_msg_sample *s, double span_ns)
+/* The clock guard's verdict on one sample (kb_timer.h): slow if its stamped clock is more than
+ * clock_tol below the reference, the highest stamped clock of this run so far (raised here). */
+static int clock_slow(const kb_timer_opts *o, double *ref, const kb_msg_sample *s)
 {
-    if (!(o->clock_tol > 0) || !(ref > 0))
+    if (!(o->clock_tol > 0) || !isfinite(s->clock_avg_mhz))
         return 0;
-    double floor = ref * (1.0 - o->clock_tol);
-    if (isfinite(s->clock_avg_mhz) && span_ns >= 200e3)
-        return s->clock_avg_mhz < floor;
-    return isfinite(s->sm_clock_mhz) && s->sm_clock_mhz < floor;
+    if (!(s->clock_avg_mhz <= *ref)) { /* also when *ref is NaN: the first clock known */
+        *ref = s->clock_avg_mhz;
+        return 0;
+    }
+    return s->clock_avg_mhz < *ref * (1.0 - o->clock_tol);
 }
 
 int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forward, kb_prepare_fn prepare, void *user,
@@ -140,9 +140,7 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
         st.dev = NULL;
         cudaGetLastError();
     }
-    res->ref_clock_mhz = o->kind != KB_TIMER_ROBUST ? NAN
-                         : o->ref_clock_mhz > 0 ? o->ref_clock_mhz
-                                                : kb_gpu_max_sm_clock_mhz(o->device);
+    res->ref_clock_mhz = o->ref_clock_mhz > 0 ? o->ref_clock_mhz : NAN;
     /* Calibration of the robust timer: what timing an empty kernel costs by the same procedure
      * (the events and the kernel's launch on the GPU, ~3 us on an H200). The robust timer's
      * reported time is its median minus this; raw samples stay raw. */
@@ -250,13 +248,12 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
         s.throttle_reasons = kb_gpu_throttle_reasons(o->device);
         s.power_w = kb_gpu_power_w(o->device);
         s.temp_c = kb_gpu_temperature_c(o->device);
-        double span_ns = NAN;
-        s.clock_avg_mhz = blocked ? stamps_clock(&st, &span_ns) : NAN;
+        s.clock_avg_mhz = blocked ? stamps_clock(&st) : NAN;
         total++;
         if (o->kind == KB_TIMER_ROBUST) {
             /* pacing, then the clock guard (kb_timer.h) */
             sleep_s(o->pace * (kb_now_s() - t_cycle));
-            if (!res->guard_gave_up && clock_slow(o, res->ref_clock_mhz, &s, span_ns)) {
+            if (!res->guard_gave_up && clock_slow(o, &res->ref_clock_mhz, &s)) {
                 if (slow_run >= 6) {
                     res->guard_gave_up = 1; /* still slow after the longest recovery */
                 } else {

@@ -294,7 +294,6 @@ int main(int argc, char **argv)
     if (e != cudaSuccess)
         fatal(KB_OUT_HARNESS_ERROR, "CUDA init on device %d: %s", R.device, cudaGetErrorString(e));
     kb_gpu_sm_clock_mhz(R.device); /* initialise NVML before the sandbox */
-    kb_gpu_max_sm_clock_mhz(R.device);
     kb_gpu_power_w(R.device);
     kb_gpu_temperature_c(R.device);
     if (R.init.flags & KB_INIT_MEMTRACK) {

@@ -9,8 +9,10 @@
 #        kill -9 / resume)
 #   four the robust timer's power state: GPU timer test, bench/power-state.sh, timer accuracy,
 #        reproducibility (two fresh runs, the second in reverse problem order)
+#   five the strict pipeline again (paced, clock-guarded robust timer); reproducibility (run 1 =
+#        its baselines); timer accuracy; the GPU suite; bench/power-state.sh
 set -uo pipefail
-phase=${1:?usage: h200-run.sh one|two [seconds]}
+phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
 start=$(date +%s)
 OUT=${OUT:-/tmp/out}
@@ -69,5 +71,18 @@ elif [ "$phase" = four ]; then
     lim build/bin/kb-bench-timer-accuracy --out "$OUT/timer-accuracy.csv"
     KEEP_DIR=/tmp/rp reserve=10 lim bench/reproducibility.sh "$OUT/reproducibility.csv"
     tar czf "$OUT/raw-four.tgz" -C /tmp ps rp
+elif [ "$phase" = five ]; then
+    # session 2, the archive: the strict tree with the paced, clock-guarded robust timer; the
+    # benchmarks; the GPU suite against the committed paper tree and this strict tree
+    mkdir -p artifacts && cp -a results/h200/artifacts/paper artifacts/
+    for m in demo-hacks demo-naive demo-relu-hack demo-tuned; do
+        reserve=260 lim make -j6 cells baselines PROTOCOL=strict MODEL=$m
+    done
+    tar czf "$OUT/artifacts-strict.tgz" artifacts/strict
+    RUN1_robust=artifacts/strict/baseline reserve=150 lim bench/reproducibility.sh "$OUT/reproducibility.csv"
+    reserve=40 lim build/bin/kb-bench-timer-accuracy --out "$OUT/timer-accuracy.csv"
+    GPU_SUITE_SKIP_PIPELINE=1 reserve=25 lim tests/gpu/run.sh
+    cp artifacts/verdicts.csv artifacts/faults.csv "$OUT/" 2>/dev/null
+    IDLE_S=3 HEAT_TRIALS=300 reserve=5 lim bench/power-state.sh "$OUT/power-state.csv"
 fi
 echo "== done in $(( $(date +%s) - start )) s"
