@@ -47,10 +47,14 @@ int kb_stage_fail(const char *stage, const kb_err *err);
 int kb_record_timing(kb_h5w *w, const char *group, const kb_msg_time *req, const kb_msg_timed *h,
                      const kb_msg_sample *s);
 
-/* The protocol's statistic of a timing run in ms: the mean of the event times for the paper
- * timer, their median minus the calibrated overhead for the robust one (NaN without samples).
+/* The protocol's statistic of a timing run in ms, over the samples not excluded: the mean of
+ * the event times for the paper timer; for the robust one their median minus the calibrated
+ * overhead, but never below KB_EVENT_RESOLUTION_MS (a call that puts no work on its stream
+ * times below an empty kernel, and the difference would go negative). NaN without samples.
  * kb_record_timing stores it as reported_ms; progress lines print it. */
 double kb_timing_reported_ms(const kb_msg_time *req, const kb_msg_timed *h, const kb_msg_sample *s);
+/* The resolution of CUDA event timing (cudaEventElapsedTime: "around 0.5 microseconds"). */
+#define KB_EVENT_RESOLUTION_MS 0.0005
 
 /* Comparison statistics of n comparisons of one output, as arrays under `group`. */
 int kb_record_cmp(kb_h5w *w, const char *group, const kb_cmp_stats *st, size_t n);

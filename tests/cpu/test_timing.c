@@ -62,7 +62,19 @@ static void test_reported(void **state)
         s[i].excluded = 0;
     r = kb_timing_reported_ms(&req, &h, s);
     KBT_CHECK(fabs(r - 320.0 / 7.0) < 1e-12, "paper, nothing excluded: reported %.17g, want 320/7", r);
-    print_message("reported time: robust = median of included - overhead (2.75), paper = mean of included (4)\n");
+    /* a call with no work on its stream: events closer together than an empty kernel's */
+    kb_config_defaults(&c, KB_PROTO_STRICT);
+    kb_time_request(&c, &req, 1);
+    fill(s, &h, 20.0);
+    r = kb_timing_reported_ms(&req, &h, s);
+    KBT_CHECK(r == KB_EVENT_RESOLUTION_MS, "robust, median 3 - overhead 20: reported %.17g, want the floor %g", r,
+              KB_EVENT_RESOLUTION_MS);
+    h.n = 0;
+    r = kb_timing_reported_ms(&req, &h, s);
+    KBT_CHECK(isnan(r), "no samples: reported %g, want NaN", r);
+    print_message("reported time: robust = median of included - overhead (2.75), never below %g ms; paper = mean of "
+                  "included (4); NaN without samples\n",
+                  KB_EVENT_RESOLUTION_MS);
 }
 
 static void test_record(void **state)
