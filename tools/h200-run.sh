@@ -91,7 +91,7 @@ elif [ "$phase" = six ]; then
     # rest of the committed strict tree is reused as is (make -n must list only that cell)
     mkdir -p artifacts && cp -a results/h200/artifacts/strict artifacts/
     make -j"$J" compile PROTOCOL=strict MODEL=demo-hacks > "$OUT/compile.log" 2>&1
-    stamp=$(date +%Y%m%d%H%M.%S); sleep 1.1
+    sleep 1.1; stamp=$(date +%Y%m%d%H%M.%S)
     find artifacts -type f -exec touch -t "$stamp" {} +
     rm artifacts/strict/demo-hacks/level1/026_gelu/s0/sanity-check.h5
     make -n cells baselines PROTOCOL=strict MODEL=demo-hacks > "$OUT/plan.txt" 2>&1
