@@ -60,7 +60,7 @@ static void child_ended(kb_session *s, int timed_out, const kb_msg_status *fatal
         snprintf(d->detail, sizeof d->detail, "%s", fatal->text);
     } else if (timed_out) {
         d->outcome = KB_OUT_TIMEOUT;
-        snprintf(d->detail, sizeof d->detail, "no answer within %.0f s: process killed", s->o.call_timeout_s);
+        snprintf(d->detail, sizeof d->detail, "no answer within %.3g s: process killed", s->o.call_timeout_s);
     } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         if (sig == SIGSYS) {

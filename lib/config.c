@@ -137,7 +137,7 @@ int kb_config_write(const kb_config *c, kb_h5w *w, const char *g)
 void kb_config_help(FILE *f)
 {
     fprintf(f,
-            "Protocol options (config.mk knobs; --protocol first, it resets the others):\n"
+            "Protocol options (config.mk knobs; --protocol sets the others' defaults, wherever it stands):\n"
             "  --protocol paper|strict   paper = KernelBench-Verified exactly; strict = docs/protocols.md\n"
             "  --tau X                   allclose atol = rtol for fp32 outputs (default 1e-3)\n"
             "  --tau-lowp X              ... for fp16/bf16 outputs (default 1e-2)\n"

@@ -52,7 +52,7 @@ void kb_config_defaults(kb_config *cfg, kb_protocol_id p);
 
 /* Applies one option (name without the leading "--"). Returns 1 if it was a config option,
  * 0 if the name is not one, -1 with err for a bad value. "protocol" resets the defaults of the
- * other knobs, so it must come first (the Makefile passes it first). */
+ * other knobs (kb_stage_parse applies it before the others, wherever it stands). */
 int kb_config_set(kb_config *cfg, const char *name, const char *value, kb_err *err);
 
 const char *kb_protocol_name(kb_protocol_id p);

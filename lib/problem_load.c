@@ -2,6 +2,7 @@
 #include "kb_problem_load.h"
 
 #include <dlfcn.h>
+#include <math.h>
 #include <string.h>
 
 uint64_t kb_spec_bytes(const kb_tensor_spec *s)
@@ -37,6 +38,20 @@ static int check_spec(const kb_problem *p, const kb_tensor_spec *s, const char *
         return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: kaiming-uniform needs fan_in > 0", p->id, kind, s->name);
     if (s->gen.kind == KB_GEN_RANDINT && !(s->gen.b > s->gen.a))
         return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: randint needs b > a", p->id, kind, s->name);
+    if (s->role == KB_ROLE_OUTPUT)
+        return 0; /* outputs are not drawn */
+    if (s->gen.kind == KB_GEN_UNIFORM && !(s->gen.b >= s->gen.a && isfinite(s->gen.a) && isfinite(s->gen.b)))
+        return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: uniform needs finite a <= b (got a = %g, b = %g)", p->id,
+                       kind, s->name, s->gen.a, s->gen.b);
+    if (s->gen.kind == KB_GEN_LOGUNIFORM_SIGNED && !(s->gen.b > s->gen.a && isfinite(s->gen.a) && isfinite(s->gen.b)))
+        return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: loguniform needs finite a < b (got a = %g, b = %g)",
+                       p->id, kind, s->name, s->gen.a, s->gen.b);
+    if (s->gen.kind == KB_GEN_BERNOULLI && !(s->gen.a >= 0 && s->gen.a <= 1))
+        return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: bernoulli needs a probability 0 <= a <= 1 (got %g)",
+                       p->id, kind, s->name, s->gen.a);
+    if (s->gen.kind == KB_GEN_CONST && !isfinite(s->gen.a))
+        return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: const needs a finite value (got %g)", p->id, kind,
+                       s->name, s->gen.a);
     return 0;
 }
 

@@ -144,7 +144,7 @@ void kb_cmd_result_free(kb_cmd_result *res)
 void kb_describe_status(const kb_cmd_result *res, char *buf, size_t len)
 {
     if (res->timed_out)
-        snprintf(buf, len, "timeout after %.0f s", res->wall_s);
+        snprintf(buf, len, "timeout after %.3g s", res->wall_s);
     else if (res->signal)
         snprintf(buf, len, "signal %d (%s)", res->signal, strsignal(res->signal));
     else

@@ -24,8 +24,34 @@ static void print_help(const char *usage, const kb_opt *opts, size_t n)
            "3 no usable CUDA device (GPU stages); 4 a needed input does not exist.\n");
 }
 
+/* The value of --protocol (either form) on the command line, or NULL; -1 if given twice with
+ * different values. */
+static int find_protocol(int argc, char **argv, const char **val)
+{
+    *val = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        if (!strcmp(argv[i], "--protocol") && i + 1 < argc)
+            v = argv[++i];
+        else if (!strncmp(argv[i], "--protocol=", 11))
+            v = argv[i] + 11;
+        if (!v)
+            continue;
+        if (*val && strcmp(*val, v) != 0)
+            return -1;
+        *val = v;
+    }
+    return 0;
+}
+
 int kb_stage_parse(int argc, char **argv, const char *usage, const kb_opt *opts, size_t n_opts, kb_config *cfg, kb_err *err)
 {
+    /* The protocol sets every other knob's default, so it applies first, wherever it stands. */
+    const char *proto;
+    if (find_protocol(argc, argv, &proto) != 0)
+        return kb_errf(err, KB_EXIT_USAGE, "--protocol given twice with different values");
+    if (proto && kb_config_set(cfg, "protocol", proto, err) < 0)
+        return -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -60,6 +86,8 @@ int kb_stage_parse(int argc, char **argv, const char *usage, const kb_opt *opts,
             *o->value = val;
             continue;
         }
+        if (!strcmp(name, "protocol"))
+            continue; /* applied above */
         int rc = kb_config_set(cfg, name, val, err);
         if (rc < 0)
             return -1;

@@ -104,6 +104,9 @@ echo "4. COMPILE_TIMEOUT=301: $n cells recompiled, then $n2 on a repeat, $n3 bac
 
 # ---- 5. GPU stages on committed artifacts --------------------------------------------------------
 if [ -d results/h200/artifacts ]; then
+    # the stage binaries first (a copied build older than its sources would relink them, and
+    # every artifact would be older than its stage)
+    mk build >"$tmp/5b.log" 2>&1 || FAIL "make build in the copy failed"
     rm -rf artifacts
     cp -a results/h200/artifacts artifacts
     sleep 1.1

@@ -292,11 +292,27 @@ static void test_stage_parse(void **state)
     KBT_CHECK(out && !strcmp(out, "a.h5") && model && !strcmp(model, "m1") && flag == 1, "stage options: out %s model %s flag %d",
               out ? out : "(null)", model ? model : "(null)", flag);
 
+    /* the protocol sets the defaults first, wherever it stands: options before it survive */
+    kb_config_defaults(&c, KB_PROTO_PAPER);
+    char *argv2[] = {"kb-x", "--tau", "2e-3", "--pace=3", "--out", "a.h5", "--protocol=strict", "--seed", "5", NULL};
+    rc = kb_stage_parse(9, argv2, "usage", opts, 3, &c, &err);
+    KBT_CHECK(rc == 0, "parse: %s", err.msg);
+    KBT_CHECK(c.protocol == KB_PROTO_STRICT && c.timer == KB_TIMER_ROBUST && c.tau == 2e-3 && c.pace == 3 && c.seed == 5,
+              "--protocol after --tau/--pace: protocol %d timer %d tau %g pace %g seed %llu", (int)c.protocol,
+              (int)c.timer, c.tau, c.pace, (unsigned long long)c.seed);
+    char *argv3[] = {"kb-x", "--out", "a", "--protocol", "strict", "--timer", "paper", "--protocol", "strict", NULL};
+    kb_config_defaults(&c, KB_PROTO_PAPER);
+    rc = kb_stage_parse(9, argv3, "usage", opts, 3, &c, &err);
+    KBT_CHECK(rc == 0 && c.protocol == KB_PROTO_STRICT && c.timer == KB_TIMER_PAPER,
+              "repeated --protocol strict: rc %d protocol %d timer %d (%s)", rc, (int)c.protocol, (int)c.timer, err.msg);
+
     static struct {
         int argc;
         char *argv[6];
         const char *needle;
     } errs[] = {
+        {6, {"kb-x", "--out", "a", "--protocol", "paper", "--protocol=strict"}, "--protocol given twice"},
+        {5, {"kb-x", "--out", "a", "--protocol", "loose"}, "--protocol loose"},
         {3, {"kb-x", "--out", "a.h5"}, NULL}, /* fine: only --out is required */
         {1, {"kb-x"}, "--out is required"},
         {4, {"kb-x", "--out", "a", "--bogus"}, "--bogus"},

@@ -10,6 +10,8 @@
  */
 #include "kbt.h"
 
+#include <math.h>
+
 #include "kb_problem_load.h"
 #include "kb_proc.h"
 
@@ -75,6 +77,12 @@ static void m_kaiming_neg_fan(fixture *f) { f->in[2].gen.a = -3; }
 static void m_randint_equal(fixture *f) { f->in[3].gen.a = 10; f->in[3].gen.b = 10; }
 static void m_randint_reversed(fixture *f) { f->in[3].gen.a = 10; f->in[3].gen.b = 0; }
 static void m_bad_gen(fixture *f) { f->in[0].gen.kind = (kb_gen_kind)99; }
+static void m_uniform_reversed(fixture *f) { f->in[0].gen = (kb_gen){KB_GEN_UNIFORM, 1, -1}; }
+static void m_uniform_inf(fixture *f) { f->in[0].gen = (kb_gen){KB_GEN_UNIFORM, -INFINITY, 1}; }
+static void m_loguniform_equal(fixture *f) { f->in[0].gen = (kb_gen){KB_GEN_LOGUNIFORM_SIGNED, 2, 2}; }
+static void m_bernoulli_big(fixture *f) { f->in[1].gen.a = 1.5; }
+static void m_bernoulli_nan(fixture *f) { f->in[1].gen.a = NAN; }
+static void m_const_nan(fixture *f) { f->in[4].gen.a = NAN; }
 static void m_no_outputs(fixture *f) { f->p.n_outputs = 0; }
 static void m_many_outputs(fixture *f) { f->p.n_outputs = 5; }
 static void m_many_inputs(fixture *f) { f->p.n_inputs = 61; }
@@ -102,6 +110,12 @@ static const bad_case bad_cases[] = {
     {"randint b == a", m_randint_equal, {"targets", "randint", "b > a"}},
     {"randint b < a", m_randint_reversed, {"targets", "randint"}},
     {"unknown generator", m_bad_gen, {"x", "generator"}},
+    {"uniform b < a", m_uniform_reversed, {"x", "uniform", "a = 1, b = -1"}},
+    {"uniform a = -inf", m_uniform_inf, {"x", "uniform", "finite"}},
+    {"loguniform b == a", m_loguniform_equal, {"x", "loguniform", "a < b"}},
+    {"bernoulli p > 1", m_bernoulli_big, {"mask", "bernoulli", "1.5"}},
+    {"bernoulli p NaN", m_bernoulli_nan, {"mask", "bernoulli", "nan"}},
+    {"const NaN", m_const_nan, {"eps", "const", "finite"}},
     {"no outputs", m_no_outputs, {"0 outputs"}},
     {"5 outputs", m_many_outputs, {"5 outputs"}},
     {"61 inputs", m_many_inputs, {"61 inputs"}},
