@@ -7,7 +7,9 @@
  *     excluded;
  *   - the clock guard gives up when the clock cannot reach the reference: with a reference of 10x
  *     the device's max clock, six samples are excluded with recoveries of 0.05 ... 1 s (2.55 s),
- *     then the guard gives up and the rest count.
+ *     then the guard gives up and the rest count;
+ *   - a forward that synchronises the device itself defeats the blocking kernel: the timer falls
+ *     back to unblocked samples and says so.
  * Needs a CUDA device.
  */
 #include <math.h>
@@ -123,6 +125,50 @@ static void test_guard_gives_up(void **state)
     kb_timer_result_free(&r);
 }
 
+/* A forward that waits on the device itself: the blocking kernel cannot be released while the
+ * host sits in cudaDeviceSynchronize, so it times out (200 ms); the timer must notice, drop that
+ * sample and time the rest unblocked. */
+static int fwd_sync(void *user)
+{
+    spin *a = user;
+    if (kb_dev_spin(a->ns, a->stream) != 0)
+        return -1;
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : -1;
+}
+
+static void test_blocker_fallback(void **state)
+{
+    (void)state;
+    kb_config c;
+    kb_config_defaults(&c, KB_PROTO_STRICT);
+    kb_timer_opts o;
+    kb_timer_opts_from_config(&c, 0, &o);
+    o.max_time_s = 10.0;
+    spin a = {1e6, 0};
+    cudaStreamCreate(&a.stream);
+    double truth = kb_dev_spin_measured(a.ns, a.stream) * 1e-3;
+    kb_timer_result r;
+    assert_int_equal(kb_timer_run(&o, a.stream, fwd_sync, NULL, &a, &r), 0);
+    double *ev = malloc(r.n * sizeof *ev);
+    size_t blocked = 0;
+    for (size_t i = 0; i < r.n; i++) {
+        ev[i] = r.samples[i].event_ms;
+        blocked += r.samples[i].blocked != 0;
+    }
+    double med = kb_median(ev, r.n);
+    print_message("forward synchronising the device: fallback %d, %zu samples, %zu blocked, median %.4f ms (truth "
+                  "%.4f ms), stop %s\n",
+                  r.unblocked_fallback, r.n, blocked, med, truth, r.stop_reason);
+    assert_int_equal(r.unblocked_fallback, 1);
+    assert_int_equal((int)blocked, 0);
+    assert_true(r.n >= 20);
+    /* unblocked, the events include the host's launch latency (tens of us at most) */
+    assert_true(med >= truth && med < truth + 0.1);
+    free(ev);
+    kb_timer_result_free(&r);
+    cudaStreamDestroy(a.stream);
+}
+
 int main(void)
 {
     if (cudaSetDevice(0) != cudaSuccess || cudaFree(0) != cudaSuccess) {
@@ -133,6 +179,7 @@ int main(void)
         cmocka_unit_test(test_stamps),
         cmocka_unit_test(test_robust_spin),
         cmocka_unit_test(test_guard_gives_up),
+        cmocka_unit_test(test_blocker_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
