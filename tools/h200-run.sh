@@ -33,12 +33,7 @@ if [ "$phase" = one ]; then
     reserve=200 lim make -j6 cells baselines PROTOCOL=paper
     lim build/bin/kb-bench-timer-accuracy --out "$OUT/timer-accuracy.csv"
     lim bench/memory-accounting.sh "$OUT/memory-accounting.csv"
-    build/bin/kb-compile --src bench/fixtures/empty.cu --out-so /tmp/empty.so --out /tmp/empty.h5 --model bench \
-        --problem level1/019_relu --sample s0 > /dev/null
-    build/bin/kb-compile --src submissions/demo-naive/level1/019_relu/s1.cu --out-so /tmp/relu.so --out /tmp/relu.h5 \
-        --model bench --problem level1/019_relu --sample s1 > /dev/null
-    lim build/bin/kb-bench-overhead --problem build/problems/level1/019_relu.so --empty /tmp/empty.so \
-        --submission /tmp/relu.so --runner build/bin/kb-runner --out "$OUT/overhead.csv"
+    lim bench/overhead.sh "$OUT/overhead.csv"
     tar czf "$OUT/artifacts-paper.tgz" artifacts/paper
 elif [ "$phase" = two ]; then
     # everything, after the fixes of the first call: both protocols, benchmarks, the GPU suite
@@ -102,11 +97,6 @@ elif [ "$phase" = six ]; then
         lim make -j6 cells baselines PROTOCOL=strict MODEL=demo-hacks
         tar czf "$OUT/gelu-s0.tgz" artifacts/strict/demo-hacks/level1/026_gelu/s0
     fi
-    build/bin/kb-compile --src bench/fixtures/empty.cu --out-so /tmp/empty.so --out /tmp/empty.h5 --model bench \
-        --problem level1/019_relu --sample s0 > /dev/null
-    build/bin/kb-compile --src submissions/demo-naive/level1/019_relu/s1.cu --out-so /tmp/relu.so --out /tmp/relu.h5 \
-        --model bench --problem level1/019_relu --sample s1 > /dev/null
-    lim build/bin/kb-bench-overhead --problem build/problems/level1/019_relu.so --empty /tmp/empty.so \
-        --submission /tmp/relu.so --runner build/bin/kb-runner --out "$OUT/overhead.csv"
+    lim bench/overhead.sh "$OUT/overhead.csv"
 fi
 echo "== done in $(( $(date +%s) - start )) s"

@@ -40,21 +40,27 @@ static void fill(kb_msg_sample *s, kb_msg_timed *h, double overhead)
     }
 }
 
+/* The request a protocol's stages send (its timer and knobs). */
+static kb_msg_time request(kb_protocol_id p, kb_config *c)
+{
+    kb_msg_time req;
+    kb_config_defaults(c, p);
+    kb_time_request(c, &req, 1);
+    return req;
+}
+
 static void test_reported(void **state)
 {
     (void)state;
     kb_msg_sample s[N];
     kb_msg_timed h;
     kb_config c;
-    kb_msg_time req;
+    kb_msg_time req = request(KB_PROTO_STRICT, &c);
     fill(s, &h, 0.25);
-    kb_config_defaults(&c, KB_PROTO_STRICT);
-    kb_time_request(&c, &req, 1);
     /* included: 1 2 3 4 10 -> median 3, minus 0.25 */
     double r = kb_timing_reported_ms(&req, &h, s);
     KBT_CHECK(fabs(r - 2.75) < 1e-12, "robust: reported %.17g, want 2.75 (median of included 3 - overhead 0.25)", r);
-    kb_config_defaults(&c, KB_PROTO_PAPER);
-    kb_time_request(&c, &req, 1);
+    req = request(KB_PROTO_PAPER, &c);
     /* the paper timer never excludes; if a flag were set, the mean is still of included ones */
     r = kb_timing_reported_ms(&req, &h, s);
     KBT_CHECK(fabs(r - 4.0) < 1e-12, "paper: reported %.17g, want 4 (mean of 1 2 3 4 10)", r);
@@ -63,8 +69,7 @@ static void test_reported(void **state)
     r = kb_timing_reported_ms(&req, &h, s);
     KBT_CHECK(fabs(r - 320.0 / 7.0) < 1e-12, "paper, nothing excluded: reported %.17g, want 320/7", r);
     /* a call with no work on its stream: events closer together than an empty kernel's */
-    kb_config_defaults(&c, KB_PROTO_STRICT);
-    kb_time_request(&c, &req, 1);
+    req = request(KB_PROTO_STRICT, &c);
     fill(s, &h, 20.0);
     r = kb_timing_reported_ms(&req, &h, s);
     KBT_CHECK(r == KB_EVENT_RESOLUTION_MS, "robust, median 3 - overhead 20: reported %.17g, want the floor %g", r,
@@ -83,10 +88,8 @@ static void test_record(void **state)
     kb_msg_sample s[N];
     kb_msg_timed h;
     kb_config c;
-    kb_msg_time req;
+    kb_msg_time req = request(KB_PROTO_STRICT, &c);
     fill(s, &h, 0.25);
-    kb_config_defaults(&c, KB_PROTO_STRICT);
-    kb_time_request(&c, &req, 1);
     char *dir = kbt_tmpdir("timing");
     assert_non_null(dir);
     char path[4200];
