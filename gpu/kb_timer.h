@@ -16,7 +16,8 @@
  * The robust timer also queues a blocking kernel before e0 and releases it after e1 is queued
  * (nvbench's method), so the events bracket the GPU work and not the host's launch latency;
  * wall_ms then counts from the release. If forward() synchronises on the device itself, the
- * blocker times out; the sample is discarded and the rest are taken unblocked (recorded).
+ * blocker times out; the sample is discarded, the rest are taken unblocked (recorded), and the
+ * overhead is calibrated again the unblocked way.
  * Before sampling, the robust timer times an empty kernel the same way (30 times) and reports
  * median - that overhead; the paper timer reports its mean uncorrected, as the paper does.
  * Robust timer: at least min_samples, then stop as soon as the median's distribution-free 95%

@@ -93,6 +93,44 @@ static int clock_slow(const kb_timer_opts *o, double *ref, const kb_msg_sample *
     return s->clock_avg_mhz < *ref * (1.0 - o->clock_tol);
 }
 
+/* Calibration of the robust timer: what timing an empty kernel costs by the same procedure
+ * (blocked: the events and the kernel's launch on the GPU, ~3 us on an H200; unblocked, after a
+ * fallback: also the host's launch latency). The robust timer's reported time is its median
+ * minus this; raw samples stay raw. flag == NULL: the unblocked procedure. 0 if it failed. */
+static double calibrate(cudaStream_t stream, cudaEvent_t e0, cudaEvent_t e1, volatile int *flag, int *state,
+                        volatile int *flag_dev, int *state_dev, const stamps *st)
+{
+    double ovh[30];
+    int k = 0;
+    for (int i = 0; i < 30; i++) {
+        if (flag) {
+            *flag = 0;
+            *state = 0;
+            __sync_synchronize();
+        }
+        if (cudaDeviceSynchronize() != cudaSuccess ||
+            (flag && kb_dev_block(flag_dev, state_dev, 2e8, stream) != 0))
+            break;
+        if (flag && st->dev)
+            kb_dev_stamp(st->dev, stream);
+        cudaEventRecord(e0, stream);
+        kb_dev_empty(stream);
+        cudaEventRecord(e1, stream);
+        if (flag && st->dev)
+            kb_dev_stamp(st->dev + 3, stream);
+        if (flag) {
+            __sync_synchronize();
+            *flag = 1;
+        }
+        float ms = 0.0f;
+        if (cudaEventSynchronize(e1) == cudaSuccess && (!flag || *state == 1) &&
+            cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess)
+            ovh[k++] = ms;
+    }
+    cudaGetLastError();
+    return k >= 10 ? kb_median(ovh, (size_t)k) : 0.0;
+}
+
 int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forward, kb_prepare_fn prepare, void *user,
                  kb_timer_result *res)
 {
@@ -141,35 +179,8 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
         cudaGetLastError();
     }
     res->ref_clock_mhz = o->ref_clock_mhz > 0 ? o->ref_clock_mhz : NAN;
-    /* Calibration of the robust timer: what timing an empty kernel costs by the same procedure
-     * (the events and the kernel's launch on the GPU, ~3 us on an H200). The robust timer's
-     * reported time is its median minus this; raw samples stay raw. */
-    if (block_flag) {
-        double ovh[30];
-        int k = 0;
-        for (int i = 0; i < 30; i++) {
-            *block_flag = 0;
-            *block_state = 0;
-            __sync_synchronize();
-            if (cudaDeviceSynchronize() != cudaSuccess || kb_dev_block(block_flag_dev, block_state_dev, 2e8, stream) != 0)
-                break;
-            if (st.dev)
-                kb_dev_stamp(st.dev, stream);
-            cudaEventRecord(e0, stream);
-            kb_dev_empty(stream);
-            cudaEventRecord(e1, stream);
-            if (st.dev)
-                kb_dev_stamp(st.dev + 3, stream);
-            __sync_synchronize();
-            *block_flag = 1;
-            float ms = 0.0f;
-            if (cudaEventSynchronize(e1) == cudaSuccess && *block_state == 1 &&
-                cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess)
-                ovh[k++] = ms;
-        }
-        cudaGetLastError();
-        res->overhead_ms = k >= 10 ? kb_median(ovh, (size_t)k) : 0.0;
-    }
+    if (block_flag)
+        res->overhead_ms = calibrate(stream, e0, e1, block_flag, block_state, block_flag_dev, block_state_dev, &st);
     int total = 0, timed = 0, rc = 0, slow_run = 0;
     double t_start = kb_now_s();
     const char *why = "trials";
@@ -239,6 +250,8 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
             block_flag = NULL;
             block_state = NULL;
             res->unblocked_fallback = 1;
+            /* the samples from here on include the host's launch latency: so does the overhead */
+            res->overhead_ms = calibrate(stream, e0, e1, NULL, NULL, NULL, NULL, &st);
             continue;
         }
         s.blocked = blocked;
