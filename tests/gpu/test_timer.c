@@ -9,8 +9,8 @@
  *     the device's max clock, six samples are excluded with recoveries of 0.05 ... 1 s (2.55 s),
  *     then the guard gives up and the rest count;
  *   - a forward that synchronises the device itself defeats the blocking kernel: the timer falls
- *     back to unblocked samples, says so, re-calibrates its overhead unblocked, and a 10 ms
- *     spin is still reported within 0.5%.
+ *     back to unblocked samples, says so and re-calibrates its overhead unblocked; a 1 ms spin
+ *     is reported within -10 .. +100 us (the host's synchronisation is part of such a call).
  * Needs a CUDA device.
  */
 #include <math.h>
@@ -145,7 +145,7 @@ static void test_blocker_fallback(void **state)
     kb_timer_opts o;
     kb_timer_opts_from_config(&c, 0, &o);
     o.max_time_s = 10.0;
-    spin a = {1e7, 0};
+    spin a = {1e6, 0};
     cudaStreamCreate(&a.stream);
     double truth = kb_dev_spin_measured(a.ns, a.stream) * 1e-3;
     kb_timer_result r;
@@ -164,8 +164,9 @@ static void test_blocker_fallback(void **state)
     assert_int_equal(r.unblocked_fallback, 1);
     assert_int_equal((int)blocked, 0);
     assert_true(r.n >= 20);
-    /* unblocked, the events also hold the host's part of the call (its synchronisation's return) */
-    assert_true(fabs(rep - truth) / truth < 0.005);
+    /* unblocked, the events also hold the host's part of the call: the synchronisation's return
+     * and the end event's launch come after the spin (tens of us on the H200) */
+    assert_true(rep > truth - 0.01 && rep < truth + 0.1);
     free(ev);
     kb_timer_result_free(&r);
     cudaStreamDestroy(a.stream);
