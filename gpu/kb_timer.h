@@ -6,9 +6,12 @@
  *   prepare(sample)          optional, untimed: e.g. re-draw the inputs (strict)
  *   [flush L2]               robust timer: cudaMemsetAsync over 2 x the device's L2 size
  *   device synchronise; host clock t0
+ *   [blocking kernel; clock stamp]     robust timer (below)
  *   event e0; forward(); event e1      on the given stream
+ *   [clock stamp; release the blocker] robust timer
  *   synchronise e1; host clock t1; device synchronise; host clock t2
- *   SM clock and clock-event reasons (NVML)
+ *   SM clock, clock-event reasons, board power, GPU temperature (NVML)
+ *   [pacing idle; clock guard]         robust timer (below)
  * event_ms = e1 - e0 (the reported time); wall_ms = t2 - t0 (includes launch overhead and any
  * work that escaped the stream: compare the two, DESIGN.md's "work confined to the stream").
  *
