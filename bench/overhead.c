@@ -80,10 +80,12 @@ int main(int argc, char **argv)
     kb_config paper, strict;
     kb_config_defaults(&paper, KB_PROTO_PAPER);
     kb_config_defaults(&strict, KB_PROTO_STRICT);
+    kb_msg_time tr; /* the paper timer, 1000 calls after 10 warm-ups: in process, then in the child */
+    kb_time_request(&paper, &tr, 0);
+    tr.warmup = 10;
+    tr.trials = 1000;
     kb_timer_opts o;
-    kb_timer_opts_from_config(&paper, dev, &o);
-    o.warmup = 10;
-    o.trials = 1000;
+    kb_timer_opts_from_request(&tr, dev, &o);
     kb_timer_result r;
     kb_timer_run(&o, s, empty_fwd, NULL, &s, &r);
     double ev_in, wall_in;
@@ -100,10 +102,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "session: %s %s\n", err.msg, co.detail);
         return 1;
     }
-    kb_msg_time tr;
-    kb_time_request(&paper, &tr, 0);
-    tr.warmup = 10;
-    tr.trials = 1000;
     kb_msg_timed th;
     kb_msg_sample *smp;
     kb_session_time(ses, &tr, &th, &smp, &co, &err);

@@ -17,6 +17,7 @@
 #include <cuda_runtime_api.h>
 
 #include "kb_gpu.h"
+#include "kb_stage.h"
 #include "kb_stats.h"
 #include "kb_timer.h"
 
@@ -61,8 +62,10 @@ int main(int argc, char **argv)
             /* each timer with its protocol's defaults (paper / strict) */
             kb_config cfg;
             kb_config_defaults(&cfg, k ? KB_PROTO_STRICT : KB_PROTO_PAPER);
+            kb_msg_time req;
+            kb_time_request(&cfg, &req, 0);
             kb_timer_opts o;
-            kb_timer_opts_from_config(&cfg, dev, &o);
+            kb_timer_opts_from_request(&req, dev, &o);
             if (targets[t] >= 20000)
                 o.trials = 20;
             o.max_time_s = 5.0;

@@ -95,8 +95,9 @@ typedef struct kb_timer_result {
     double recovery_s;      /* robust timer: idle time spent letting the clock recover */
 } kb_timer_result;
 
-/* Options from the config (the protocol's timer, or the one named by --timer). */
-void kb_timer_opts_from_config(const kb_config *cfg, int device, kb_timer_opts *o);
+/* Options from a timing request (kb_time_request makes one from the config: the protocol's
+ * timer, or the one named by --timer). */
+void kb_timer_opts_from_request(const kb_msg_time *t, int device, kb_timer_opts *o);
 
 int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forward, kb_prepare_fn prepare, void *user,
                  kb_timer_result *res);

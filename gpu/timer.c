@@ -9,19 +9,19 @@
 #include "kb_gpu.h"
 #include "kb_stats.h"
 
-void kb_timer_opts_from_config(const kb_config *c, int device, kb_timer_opts *o)
+void kb_timer_opts_from_request(const kb_msg_time *t, int device, kb_timer_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->kind = c->timer;
-    o->warmup = c->warmup;
-    o->trials = c->trials;
-    o->min_samples = c->min_samples;
-    o->max_samples = c->max_samples;
-    o->noise = c->noise;
-    o->max_time_s = c->max_time_s;
-    o->clock_tol = c->clock_tol;
-    o->pace = c->pace;
-    o->flush_l2 = c->timer == KB_TIMER_ROBUST;
+    o->kind = (kb_timer_kind)t->timer;
+    o->warmup = t->warmup;
+    o->trials = t->trials;
+    o->min_samples = t->min_samples;
+    o->max_samples = t->max_samples;
+    o->noise = t->noise;
+    o->max_time_s = t->max_time_s;
+    o->clock_tol = t->clock_tol;
+    o->pace = t->pace;
+    o->flush_l2 = t->flush_l2;
     o->device = device;
 }
 
@@ -64,16 +64,12 @@ static void sleep_s(double s)
     }
 }
 
-/* Clock stamps of the robust timer: two records of 3 words in device memory (kb_dev_stamp). */
-typedef struct stamps {
-    unsigned long long *dev; /* [6] */
-} stamps;
-
-/* Mean SM clock (MHz) between the two stamps; NaN if unknown. */
-static double stamps_clock(const stamps *st)
+/* Mean SM clock (MHz) between the robust timer's two clock stamps, stamp[0..2] and stamp[3..5]
+ * in device memory (kb_dev_stamp); NaN if unknown. */
+static double stamps_clock(const unsigned long long *stamp)
 {
     unsigned long long h[6];
-    if (!st->dev || cudaMemcpy(h, st->dev, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess)
+    if (!stamp || cudaMemcpy(h, stamp, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess)
         return NAN;
     if (!h[0] || !h[3] || h[4] <= h[1] || h[5] <= h[2])
         return NAN;
@@ -98,7 +94,7 @@ static int clock_slow(const kb_timer_opts *o, double *ref, const kb_msg_sample *
  * fallback: also the host's launch latency). The robust timer's reported time is its median
  * minus this; raw samples stay raw. flag == NULL: the unblocked procedure. 0 if it failed. */
 static double calibrate(cudaStream_t stream, cudaEvent_t e0, cudaEvent_t e1, volatile int *flag, int *state,
-                        volatile int *flag_dev, int *state_dev, const stamps *st)
+                        volatile int *flag_dev, int *state_dev, unsigned long long *stamp)
 {
     double ovh[30];
     int k = 0;
@@ -111,13 +107,13 @@ static double calibrate(cudaStream_t stream, cudaEvent_t e0, cudaEvent_t e1, vol
         if (cudaDeviceSynchronize() != cudaSuccess ||
             (flag && kb_dev_block(flag_dev, state_dev, 2e8, stream) != 0))
             break;
-        if (flag && st->dev)
-            kb_dev_stamp(st->dev, stream);
+        if (flag && stamp)
+            kb_dev_stamp(stamp, stream);
         cudaEventRecord(e0, stream);
         kb_dev_empty(stream);
         cudaEventRecord(e1, stream);
-        if (flag && st->dev)
-            kb_dev_stamp(st->dev + 3, stream);
+        if (flag && stamp)
+            kb_dev_stamp(stamp + 3, stream);
         if (flag) {
             __sync_synchronize();
             *flag = 1;
@@ -173,14 +169,14 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
             cudaGetLastError();
         }
     }
-    stamps st = {NULL};
-    if (o->kind == KB_TIMER_ROBUST && cudaMalloc((void **)&st.dev, 6 * sizeof *st.dev) != cudaSuccess) {
-        st.dev = NULL;
+    unsigned long long *stamp = NULL; /* two clock stamps of 3 words (robust timer) */
+    if (o->kind == KB_TIMER_ROBUST && cudaMalloc((void **)&stamp, 6 * sizeof *stamp) != cudaSuccess) {
+        stamp = NULL;
         cudaGetLastError();
     }
     res->ref_clock_mhz = o->ref_clock_mhz > 0 ? o->ref_clock_mhz : NAN;
     if (block_flag)
-        res->overhead_ms = calibrate(stream, e0, e1, block_flag, block_state, block_flag_dev, block_state_dev, &st);
+        res->overhead_ms = calibrate(stream, e0, e1, block_flag, block_state, block_flag_dev, block_state_dev, stamp);
     int total = 0, timed = 0, rc = 0, slow_run = 0;
     double t_start = kb_now_s();
     const char *why = "trials";
@@ -208,14 +204,14 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
             __sync_synchronize();
             blocked = kb_dev_block(block_flag_dev, block_state_dev, 2e8, stream) == 0;
         }
-        if (block_flag && st.dev)
-            kb_dev_stamp(st.dev, stream);
+        if (block_flag && stamp)
+            kb_dev_stamp(stamp, stream);
         uint64_t t0 = kb_now_ns();
         cudaEventRecord(e0, stream);
         rc = forward(user);
         cudaEventRecord(e1, stream);
-        if (block_flag && st.dev)
-            kb_dev_stamp(st.dev + 3, stream);
+        if (block_flag && stamp)
+            kb_dev_stamp(stamp + 3, stream);
         if (blocked) {
             t0 = kb_now_ns(); /* wall time counts from the release */
             __sync_synchronize();
@@ -251,7 +247,7 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
             block_state = NULL;
             res->unblocked_fallback = 1;
             /* the samples from here on include the host's launch latency: so does the overhead */
-            res->overhead_ms = calibrate(stream, e0, e1, NULL, NULL, NULL, NULL, &st);
+            res->overhead_ms = calibrate(stream, e0, e1, NULL, NULL, NULL, NULL, stamp);
             continue;
         }
         s.blocked = blocked;
@@ -261,7 +257,7 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
         s.throttle_reasons = kb_gpu_throttle_reasons(o->device);
         s.power_w = kb_gpu_power_w(o->device);
         s.temp_c = kb_gpu_temperature_c(o->device);
-        s.clock_avg_mhz = blocked ? stamps_clock(&st) : NAN;
+        s.clock_avg_mhz = blocked ? stamps_clock(stamp) : NAN;
         total++;
         if (o->kind == KB_TIMER_ROBUST) {
             /* pacing, then the clock guard (kb_timer.h) */
@@ -322,8 +318,8 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
     res->status = rc ? -1 : 0;
     if (flush)
         cudaFree(flush);
-    if (st.dev)
-        cudaFree(st.dev);
+    if (stamp)
+        cudaFree(stamp);
     if (block_flag)
         cudaFreeHost((void *)block_flag);
     if (block_state)

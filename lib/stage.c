@@ -129,6 +129,15 @@ static char *join(char *buf, size_t len, const char *group, const char *name)
     return buf;
 }
 
+/* Dataset <g>/<name>: field `field` of the n records recs[], through buf (double[] for
+ * kb_h5w_f64v, int64_t[] for kb_h5w_i64v). Uses the caller's w, g, p (a path buffer) and n. */
+#define COLUMN(writer, buf, recs, field, name, units)                                                                 \
+    do {                                                                                                              \
+        for (size_t i_ = 0; i_ < n; i_++)                                                                             \
+            (buf)[i_] = (recs)[i_].field;                                                                             \
+        writer(w, join(p, sizeof p, g, name), buf, n, units);                                                         \
+    } while (0)
+
 /* Event times of the samples the statistics use (not excluded by the clock guard); *k set. */
 static double *included_event_ms(const kb_msg_timed *h, const kb_msg_sample *s, size_t *k)
 {
@@ -173,22 +182,15 @@ int kb_record_timing(kb_h5w *w, const char *g, const kb_msg_time *req, const kb_
     }
     char p[512];
     kb_h5w_group(w, g);
-#define PER_SAMPLE(arr, field, writer, name, units)                                                                  \
-    do {                                                                                                              \
-        for (size_t i = 0; i < n; i++)                                                                                \
-            arr[i] = s[i].field;                                                                                      \
-        writer(w, join(p, sizeof p, g, name), arr, n, units);                                                         \
-    } while (0)
-    PER_SAMPLE(f, event_ms, kb_h5w_f64v, "event_ms", "ms");
-    PER_SAMPLE(f, sm_clock_mhz, kb_h5w_f64v, "sm_clock_mhz", "MHz");
-    PER_SAMPLE(f, clock_avg_mhz, kb_h5w_f64v, "clock_avg_mhz", "MHz");
-    PER_SAMPLE(f, power_w, kb_h5w_f64v, "power_w", "W");
-    PER_SAMPLE(f, temp_c, kb_h5w_f64v, "temp_c", "degrees C");
-    PER_SAMPLE(v, throttle_reasons, kb_h5w_i64v, "throttle_reasons", "NVML clocks-event reasons bitmask");
-    PER_SAMPLE(v, blocked, kb_h5w_i64v, "blocked", "1 = launch held by the blocking kernel");
-    PER_SAMPLE(v, excluded, kb_h5w_i64v, "excluded", "1 = left out of the statistics by the clock guard");
-    PER_SAMPLE(wall, wall_ms, kb_h5w_f64v, "wall_ms", "ms");
-#undef PER_SAMPLE
+    COLUMN(kb_h5w_f64v, f, s, event_ms, "event_ms", "ms");
+    COLUMN(kb_h5w_f64v, f, s, sm_clock_mhz, "sm_clock_mhz", "MHz");
+    COLUMN(kb_h5w_f64v, f, s, clock_avg_mhz, "clock_avg_mhz", "MHz");
+    COLUMN(kb_h5w_f64v, f, s, power_w, "power_w", "W");
+    COLUMN(kb_h5w_f64v, f, s, temp_c, "temp_c", "degrees C");
+    COLUMN(kb_h5w_i64v, v, s, throttle_reasons, "throttle_reasons", "NVML clocks-event reasons bitmask");
+    COLUMN(kb_h5w_i64v, v, s, blocked, "blocked", "1 = launch held by the blocking kernel");
+    COLUMN(kb_h5w_i64v, v, s, excluded, "excluded", "1 = left out of the statistics by the clock guard");
+    COLUMN(kb_h5w_f64v, wall, s, wall_ms, "wall_ms", "ms");
     size_t kw = 0;
     for (size_t i = 0; i < n; i++)
         if (!s[i].excluded)
@@ -243,18 +245,8 @@ int kb_record_cmp(kb_h5w *w, const char *g, const kb_cmp_stats *st, size_t n)
     }
     char p[512];
     kb_h5w_group(w, g);
-#define F64(field, units)                                                                                             \
-    do {                                                                                                              \
-        for (size_t i = 0; i < n; i++)                                                                                \
-            f[i] = st[i].field;                                                                                       \
-        kb_h5w_f64v(w, join(p, sizeof p, g, #field), f, n, units);                                                    \
-    } while (0)
-#define I64(field)                                                                                                    \
-    do {                                                                                                              \
-        for (size_t i = 0; i < n; i++)                                                                                \
-            k[i] = st[i].field;                                                                                       \
-        kb_h5w_i64v(w, join(p, sizeof p, g, #field), k, n, "elements");                                               \
-    } while (0)
+#define F64(field, units) COLUMN(kb_h5w_f64v, f, st, field, #field, units)
+#define I64(field) COLUMN(kb_h5w_i64v, k, st, field, #field, "elements")
     I64(n);
     I64(n_nan_out);
     I64(n_nan_ref);
@@ -289,24 +281,12 @@ int kb_record_calls(kb_h5w *w, const char *g, const kb_msg_called *c, size_t n)
     }
     char p[512];
     kb_h5w_group(w, g);
-    for (size_t i = 0; i < n; i++)
-        f[i] = c[i].event_ms;
-    kb_h5w_f64v(w, join(p, sizeof p, g, "event_ms"), f, n, "ms");
-    for (size_t i = 0; i < n; i++)
-        f[i] = c[i].wall_ms;
-    kb_h5w_f64v(w, join(p, sizeof p, g, "wall_ms"), f, n, "ms");
-    for (size_t i = 0; i < n; i++)
-        f[i] = c[i].device_sync_ms;
-    kb_h5w_f64v(w, join(p, sizeof p, g, "device_sync_ms"), f, n, "ms");
-    for (size_t i = 0; i < n; i++)
-        k[i] = c[i].threads_before;
-    kb_h5w_i64v(w, join(p, sizeof p, g, "threads_before"), k, n, "threads");
-    for (size_t i = 0; i < n; i++)
-        k[i] = c[i].threads_after;
-    kb_h5w_i64v(w, join(p, sizeof p, g, "threads_after"), k, n, "threads");
-    for (size_t i = 0; i < n; i++)
-        k[i] = c[i].rc;
-    kb_h5w_i64v(w, join(p, sizeof p, g, "return_code"), k, n, NULL);
+    COLUMN(kb_h5w_f64v, f, c, event_ms, "event_ms", "ms");
+    COLUMN(kb_h5w_f64v, f, c, wall_ms, "wall_ms", "ms");
+    COLUMN(kb_h5w_f64v, f, c, device_sync_ms, "device_sync_ms", "ms");
+    COLUMN(kb_h5w_i64v, k, c, threads_before, "threads_before", "threads");
+    COLUMN(kb_h5w_i64v, k, c, threads_after, "threads_after", "threads");
+    COLUMN(kb_h5w_i64v, k, c, rc, "return_code", NULL);
     free(f);
     free(k);
     return kb_h5w_ok(w, NULL);

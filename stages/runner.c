@@ -182,18 +182,7 @@ static int timer_prepare(void *user, int sample)
 static void serve_time(const kb_msg_time *t)
 {
     kb_timer_opts o;
-    memset(&o, 0, sizeof o);
-    o.kind = (kb_timer_kind)t->timer;
-    o.warmup = t->warmup;
-    o.trials = t->trials;
-    o.min_samples = t->min_samples;
-    o.max_samples = t->max_samples;
-    o.noise = t->noise;
-    o.max_time_s = t->max_time_s;
-    o.flush_l2 = t->flush_l2;
-    o.clock_tol = t->clock_tol;
-    o.pace = t->pace;
-    o.device = R.device;
+    kb_timer_opts_from_request(t, R.device, &o);
     regen_seed = t->regen_seed;
     kb_timer_result res;
     kb_memtrack_pause(1); /* the flush buffer is the harness's, not the target's */

@@ -26,6 +26,7 @@
 #include <cuda_runtime_api.h>
 
 #include "kb_config.h"
+#include "kb_stage.h"
 #include "kb_gpu.h"
 #include "kb_stats.h"
 #include "kb_timer.h"
@@ -66,14 +67,22 @@ static void test_stamps(void **state)
     cudaFree(rec);
 }
 
-static void run(double ns, double ref, kb_timer_result *r, double *truth)
+/* The strict protocol's robust timer, with room for the guard's recoveries. */
+static void strict_opts(kb_timer_opts *o)
 {
     kb_config c;
     kb_config_defaults(&c, KB_PROTO_STRICT);
+    kb_msg_time req;
+    kb_time_request(&c, &req, 0);
+    kb_timer_opts_from_request(&req, 0, o);
+    o->max_time_s = 10.0;
+}
+
+static void run(double ns, double ref, kb_timer_result *r, double *truth)
+{
     kb_timer_opts o;
-    kb_timer_opts_from_config(&c, 0, &o);
+    strict_opts(&o);
     o.ref_clock_mhz = ref;
-    o.max_time_s = 10.0;
     spin a = {ns, 0};
     cudaStreamCreate(&a.stream);
     *truth = kb_dev_spin_measured(ns, a.stream) * 1e-3;
@@ -140,11 +149,8 @@ static int fwd_sync(void *user)
 static void test_blocker_fallback(void **state)
 {
     (void)state;
-    kb_config c;
-    kb_config_defaults(&c, KB_PROTO_STRICT);
     kb_timer_opts o;
-    kb_timer_opts_from_config(&c, 0, &o);
-    o.max_time_s = 10.0;
+    strict_opts(&o);
     spin a = {1e6, 0};
     cudaStreamCreate(&a.stream);
     double truth = kb_dev_spin_measured(a.ns, a.stream) * 1e-3;
