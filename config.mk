@@ -34,9 +34,10 @@ MIN_SAMPLES ?= 20
 MAX_SAMPLES ?= 2000
 MAX_TIME ?= 10
 # Robust timer, power state (gpu/kb_timer.h): after each sample the GPU idles PACE x the sample's
-# time, so back-to-back calls cannot push the board into its power cap; a sample whose mean SM
-# clock is more than CLOCK_TOL below the device's max clock is kept but left out of the
-# statistics, and the GPU idles until the clock recovers. 0 turns either off.
+# whole cycle (inputs, flush, call), so back-to-back calls cannot push the board into its power
+# limit; a sample whose mean SM clock is more than CLOCK_TOL below the highest clock of the run
+# so far is kept but left out of the statistics, and the GPU idles until the clock recovers.
+# 0 turns either off.
 CLOCK_TOL ?= 0.01
 PACE ?= 1
 # Base seed of every input and parameter draw.

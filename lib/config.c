@@ -148,9 +148,9 @@ void kb_config_help(FILE *f)
             "                            robust timer: stop when the median's 95%% CI half-width is\n"
             "                            <= X of the median (default 0.005), within the limits\n"
             "  --clock-tol X             robust timer: exclude a sample whose mean SM clock is more than\n"
-            "                            X below the device's max clock, idle until it recovers\n"
+            "                            X below the run's highest so far, idle until it recovers\n"
             "                            (default 0.01; 0 = off)\n"
-            "  --pace X                  robust timer: idle X times each sample's GPU time after it\n"
+            "  --pace X                  robust timer: idle X times each sample's cycle time after it\n"
             "                            (default 1: at most half the time busy; 0 = off)\n"            "  --call-timeout S          seconds one forward call may take (default 20)\n"
             "  --compile-timeout S       seconds nvcc may take (default 300)\n"
             "  --seed N                  base seed of every draw (default 42)\n");

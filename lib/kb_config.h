@@ -40,8 +40,8 @@ typedef struct kb_config {
     int max_samples;  /* robust timer: at most this many */
     double max_time_s; /* robust timer: stop after this much timing time */
     double clock_tol;  /* robust timer: a sample whose mean SM clock is more than this fraction
-                          below the reference clock is excluded and the GPU left to recover (0 = off) */
-    double pace;       /* robust timer: idle this many times a sample's GPU time after it */
+                          below the run's highest so far is excluded and the GPU left to recover (0 = off) */
+    double pace;       /* robust timer: idle this many times a sample's cycle time after it */
     double call_timeout_s;    /* one forward call */
     double compile_timeout_s; /* nvcc */
     uint64_t seed;    /* base seed of every draw */
