@@ -48,7 +48,7 @@ MISSING_DEPS := $(filter-out $(wildcard $(STATIC_DEPS) $(SECCOMP_A)),$(STATIC_DE
 # Debian's static HDF5 also references libcurl/libcrypto (its S3 driver); nothing here uses it,
 # and the linker drops it with --gc-sections when the objects that need them are unreferenced.
 H5_LIBS := $(H5_A) $(DEP_LIBDIR)/libsz.a $(DEP_LIBDIR)/libaec.a $(DEP_LIBDIR)/libz.a
-HOST_LIBS := $(H5_LIBS) $(DEP_LIBDIR)/libcsv.a -ldl -lm -lpthread
+HOST_LIBS := $(H5_LIBS) $(DEP_LIBDIR)/libcsv.a $(SECCOMP_A) -ldl -lm -lpthread
 
 CUDA_INC := -I$(CUDA)/include -I/usr/include/x86_64-linux-gnu
 CUDA_LIBDIR := $(CUDA)/lib64

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kb_gpu.h"
+#include "kb_session.h"
 
 int kb_gpu_stage_begin(kb_gpu_stage *st, const char *gpus, int lock_mode, kb_err *err)
 {
@@ -20,8 +21,11 @@ int kb_gpu_stage_begin(kb_gpu_stage *st, const char *gpus, int lock_mode, kb_err
 kb_h5w *kb_gpu_stage_artifact(kb_gpu_stage *st, const char *path, kb_err *err)
 {
     kb_h5w *w = kb_artifact_begin(path, st->name, &st->cell, &st->cfg, err);
-    if (w)
+    if (w) {
         kb_artifact_env(w, &st->env);
+        const char *sb = kb_session_last_sandbox();
+        kb_h5w_attr_str(w, "/", "sandbox", sb[0] ? sb : "none");
+    }
     return w;
 }
 

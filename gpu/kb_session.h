@@ -88,6 +88,10 @@ int kb_session_inputs_hash(kb_session *s, uint64_t *hash, kb_err *err);
 /* Hash of output i (bitwise determinism). */
 int kb_session_output_hash(kb_session *s, uint32_t i, uint64_t *hash, kb_err *err);
 
+/* What confined the last sandboxed child of this process ("seccomp+warden, uid 65534 (dropped
+ * from root)"), or "" if none was sandboxed; the GPU stages record it in their artifact. */
+const char *kb_session_last_sandbox(void);
+
 /* The last lines of the child's log (malloc'd, at most max bytes). */
 char *kb_session_log_tail(kb_session *s, size_t max);
 

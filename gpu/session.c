@@ -33,6 +33,8 @@ struct kb_session {
     int alive;
     kb_call_outcome death; /* how the child ended, once it has */
     char log_path[4096];
+    kb_warden *warden;     /* answers the sandboxed child's opens (lib/kb_sandbox.h) */
+    char sandbox_mode[96];
 };
 
 const kb_problem *kb_session_problem(const kb_session *s) { return s->p; }
@@ -55,7 +57,13 @@ static void child_ended(kb_session *s, int timed_out, const kb_msg_status *fatal
         s->child.to_child = s->child.from_child = -1;
     }
     kb_call_outcome *d = &s->death;
-    if (fatal && fatal->code) {
+    kb_warden_stats ws;
+    kb_warden_get(s->warden, &ws);
+    if (ws.violated) {
+        /* the warden killed it for an open it refused: that, not SIGKILL, is what happened */
+        d->outcome = KB_OUT_SANDBOX;
+        snprintf(d->detail, sizeof d->detail, "%s", ws.violation);
+    } else if (fatal && fatal->code) {
         d->outcome = (fatal->kind > 0 && fatal->kind < KB_OUT__COUNT) ? (kb_outcome)fatal->kind : KB_OUT_CRASH;
         snprintf(d->detail, sizeof d->detail, "%s", fatal->text);
     } else if (timed_out) {
@@ -91,6 +99,55 @@ static void child_ended(kb_session *s, int timed_out, const kb_msg_status *fatal
     }
 }
 
+static char last_sandbox[96];
+const char *kb_session_last_sandbox(void) { return last_sandbox; }
+
+/* The policy of a sandboxed child: the system's libraries and the driver, the submission's own
+ * object, nothing of the repository or the artifacts (the stages run from the repository). */
+static int attach_warden(kb_session *s, const void *msg, size_t len, kb_msg_status *ack)
+{
+    memset(ack, 0, sizeof *ack);
+    ack->code = 1;
+    ack->kind = KB_OUT_HARNESS_ERROR;
+    if (len != sizeof(kb_msg_warden)) {
+        snprintf(ack->text, sizeof ack->text, "malformed WARDEN message");
+        return -1;
+    }
+    kb_msg_warden wm;
+    memcpy(&wm, msg, sizeof wm);
+    wm.mode[sizeof wm.mode - 1] = '\0';
+    char sub[4096] = "", cwd[4096] = "", cuda[4096] = "";
+    if (s->o.submission_so && !realpath(s->o.submission_so, sub))
+        sub[0] = '\0';
+    if (!getcwd(cwd, sizeof cwd))
+        cwd[0] = '\0';
+    const char *cuda_env = getenv("CUDA_HOME");
+    if (!realpath(cuda_env && cuda_env[0] ? cuda_env : "/usr/local/cuda", cuda))
+        cuda[0] = '\0';
+    const char *const *defaults = kb_sandbox_default_reads();
+    const char *reads[64];
+    size_t n = 0;
+    for (; defaults[n] && n < 62; n++)
+        reads[n] = defaults[n];
+    if (cuda[0])
+        reads[n++] = cuda;
+    reads[n] = NULL;
+    const char *allow[] = {sub[0] ? sub : NULL, NULL};
+    const char *deny[] = {cwd[0] ? cwd : NULL, NULL};
+    kb_sandbox_policy pol = {reads, kb_sandbox_default_devices(), allow, deny};
+    kb_err err = {0};
+    s->warden = kb_warden_attach(s->child.pid, wm.listener_fd, &pol, s->child.log_fd, &err);
+    if (!s->warden) {
+        snprintf(ack->text, sizeof ack->text, "%s", err.msg);
+        return -1;
+    }
+    snprintf(s->sandbox_mode, sizeof s->sandbox_mode, "%s", wm.mode);
+    snprintf(last_sandbox, sizeof last_sandbox, "%s", wm.mode);
+    ack->code = 0;
+    ack->kind = 0;
+    return 0;
+}
+
 /* Receives the reply to a request; on death or timeout fills co from the death record. Returns
  * 0 with type and len set on a normal reply, 1 if the child is gone (co filled). */
 static int await(kb_session *s, uint32_t want, void *buf, size_t cap, size_t *len, double timeout_s, kb_call_outcome *co)
@@ -109,7 +166,20 @@ static int await(kb_session *s, uint32_t want, void *buf, size_t cap, size_t *le
         *co = s->death;
         return 1;
     }
-    int rc = kb_msg_recv(s->child.from_child, &type, tmp, room, len, timeout_s);
+    int rc;
+    for (;;) {
+        rc = kb_msg_recv(s->child.from_child, &type, tmp, room, len, timeout_s);
+        if (rc != 0 || type != KB_MSG_WARDEN || want != KB_MSG_READY || s->warden)
+            break;
+        /* the child's sandbox is in force and waits for its warden (once, before READY) */
+        kb_msg_status ack;
+        if (attach_warden(s, tmp, *len, &ack) != 0 || kb_msg_send(s->child.to_child, KB_MSG_WARDEN_ACK, &ack, sizeof ack) != 0) {
+            child_ended(s, 1, &ack);
+            free(tmp);
+            *co = s->death;
+            return 1;
+        }
+    }
     if (rc == -2) {
         child_ended(s, 1, NULL);
     } else if (rc != 0) {
@@ -203,7 +273,7 @@ kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb
     }
     s->o = *o;
     s->child.pid = -1;
-    s->child.to_child = s->child.from_child = -1;
+    s->child.to_child = s->child.from_child = s->child.log_fd = -1;
     snprintf(s->log_path, sizeof s->log_path, "%s", o->log_path);
     s->p = kb_problem_load(o->problem_so, &s->handle, err);
     if (!s->p)
@@ -346,10 +416,8 @@ void kb_session_close(kb_session *s)
             kb_child_kill(&s->child, &st);
         s->alive = 0;
     }
-    if (s->child.to_child >= 0)
-        close(s->child.to_child);
-    if (s->child.from_child >= 0)
-        close(s->child.from_child);
+    kb_child_kill(&s->child, NULL); /* reaped already: closes what is left, finishes the log */
+    kb_warden_free(s->warden);
     if (s->ctx)
         kb_ctx_destroy(s->ctx);
     free_tensors(s);

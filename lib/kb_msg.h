@@ -28,7 +28,10 @@ typedef enum kb_msg_type {
     KB_MSG_MEMORY = 7,  /* parent -> child: (empty); reply KB_MSG_MEMREPORT */
     KB_MSG_MEMREPORT = 8, /* child -> parent: kb_msg_mem */
     KB_MSG_QUIT = 9,    /* parent -> child: (empty); the child exits 0 */
-    KB_MSG_FATAL = 10   /* child -> parent: kb_msg_status; the child exits after sending */
+    KB_MSG_FATAL = 10,  /* child -> parent: kb_msg_status; the child exits after sending */
+    KB_MSG_WARDEN = 11, /* child -> parent: kb_msg_warden, once its sandbox filter is in force
+                           (lib/kb_sandbox.h); the parent takes the listener and answers */
+    KB_MSG_WARDEN_ACK = 12 /* parent -> child: kb_msg_status (code 0: the warden serves) */
 } kb_msg_type;
 
 typedef struct kb_msg_hdr {
@@ -66,6 +69,12 @@ typedef struct kb_msg_status {
     int32_t kind;   /* kb_outcome for failures the child can classify itself */
     char text[1024];
 } kb_msg_status;
+
+typedef struct kb_msg_warden {
+    int32_t listener_fd; /* the child's seccomp user-notification descriptor (pidfd_getfd) */
+    int32_t uid, gid;    /* the identity the child runs as from now on */
+    char mode[96];       /* what is in force, for the artifact ("seccomp+warden, uid 65534") */
+} kb_msg_warden;
 
 enum {
     KB_CALL_DEVICE_SYNC = 1u << 0 /* after the stream, also synchronise the device and report

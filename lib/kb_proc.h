@@ -36,15 +36,22 @@ void kb_cmd_result_free(kb_cmd_result *res);
 void kb_describe_status(const kb_cmd_result *res, char *buf, size_t len);
 
 /* A child process with a request pipe (its fd 3, read end) and a reply pipe (its fd 4, write
- * end); its stdout and stderr go to `log_path` (created, truncated). */
+ * end); its stdout and stderr are a pipe that a thread of ours copies into `log_path` (created,
+ * truncated; at most KB_CHILD_LOG_MAX bytes, then a marker), so the child holds no descriptor
+ * of any file: it inherits fds 0 (/dev/null) to 4 and nothing else. */
+#define KB_CHILD_LOG_MAX (16u << 20)
 typedef struct kb_child {
     pid_t pid;
     int to_child;   /* our write end */
     int from_child; /* our read end */
+    int log_fd;     /* the log, O_APPEND: others (the sandbox's warden) may add lines */
+    struct kb_pump *pump;
 } kb_child;
 
 int kb_child_spawn(char *const argv[], const char *log_path, kb_child *child, kb_err *err);
-/* Kills the child's process group (SIGKILL) and reaps it; *status as from waitpid. */
+/* Kills the child's process group (SIGKILL) and reaps it; *status as from waitpid. Both this
+ * and kb_child_wait (once it reaped the child) finish the log: everything the child wrote is in
+ * the file when they return. */
 void kb_child_kill(kb_child *child, int *status);
 /* Waits up to timeout_s for the child to exit; 0 and *status if it did, -1 if not. */
 int kb_child_wait(kb_child *child, double timeout_s, int *status);

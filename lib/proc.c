@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,9 +152,68 @@ void kb_describe_status(const kb_cmd_result *res, char *buf, size_t len)
         snprintf(buf, len, "exit %d", res->exit_status);
 }
 
+/* The child's stdout/stderr pipe, copied into the log by a thread. */
+struct kb_pump {
+    int out_fd, log_fd;
+    pthread_t th;
+    volatile int stop; /* set once the child is reaped: drain what is left, then end */
+};
+
+static void *pump_main(void *arg)
+{
+    struct kb_pump *p = arg;
+    char buf[65536];
+    size_t written = 0;
+    int truncated = 0;
+    for (;;) {
+        struct pollfd pf = {p->out_fd, POLLIN, 0};
+        int r = poll(&pf, 1, 50);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r < 0 || p->stop)
+                break;
+            continue;
+        }
+        ssize_t n = read(p->out_fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; /* EOF: every writer is gone */
+        size_t k = (size_t)n;
+        if (written + k > KB_CHILD_LOG_MAX)
+            k = KB_CHILD_LOG_MAX - written;
+        if (k && kb_write_full(p->log_fd, buf, k) == 0)
+            written += k;
+        if (k < (size_t)n && !truncated) {
+            const char *mark = "\n[... log truncated at 16 MiB ...]\n";
+            truncated = kb_write_full(p->log_fd, mark, strlen(mark)) == 0;
+        }
+    }
+    return NULL;
+}
+
+static void pump_finish(kb_child *child)
+{
+    struct kb_pump *p = child->pump;
+    if (!p)
+        return;
+    p->stop = 1;
+    pthread_join(p->th, NULL);
+    close(p->out_fd);
+    free(p);
+    child->pump = NULL;
+    if (child->log_fd >= 0)
+        close(child->log_fd);
+    child->log_fd = -1;
+}
+
 int kb_child_spawn(char *const argv[], const char *log_path, kb_child *child, kb_err *err)
 {
-    int req[2], rep[2];
+    int req[2], rep[2], out[2];
+    child->pid = -1;
+    child->to_child = child->from_child = child->log_fd = -1;
+    child->pump = NULL;
     if (pipe2(req, O_CLOEXEC) != 0)
         return kb_errf(err, KB_EXIT_FAIL, "pipe: %s", strerror(errno));
     if (pipe2(rep, O_CLOEXEC) != 0) {
@@ -161,13 +221,26 @@ int kb_child_spawn(char *const argv[], const char *log_path, kb_child *child, kb
         close(req[1]);
         return kb_errf(err, KB_EXIT_FAIL, "pipe: %s", strerror(errno));
     }
-    int logfd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (logfd < 0) {
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        close(req[0]);
+        close(req[1]);
+        close(rep[0]);
+        close(rep[1]);
+        return kb_errf(err, KB_EXIT_FAIL, "pipe: %s", strerror(errno));
+    }
+    int logfd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    struct kb_pump *pump = calloc(1, sizeof *pump);
+    if (logfd < 0 || !pump) {
         int e = errno;
         close(req[0]);
         close(req[1]);
         close(rep[0]);
         close(rep[1]);
+        close(out[0]);
+        close(out[1]);
+        if (logfd >= 0)
+            close(logfd);
+        free(pump);
         return kb_errf(err, KB_EXIT_FAIL, "cannot create %s: %s", log_path, strerror(e));
     }
     pid_t pid = fork();
@@ -177,7 +250,10 @@ int kb_child_spawn(char *const argv[], const char *log_path, kb_child *child, kb
         close(req[1]);
         close(rep[0]);
         close(rep[1]);
+        close(out[0]);
+        close(out[1]);
         close(logfd);
+        free(pump);
         return kb_errf(err, KB_EXIT_FAIL, "fork: %s", strerror(e));
     }
     if (pid == 0) {
@@ -185,11 +261,15 @@ int kb_child_spawn(char *const argv[], const char *log_path, kb_child *child, kb
         /* fds 3 and 4 are the protocol; dup2 clears O_CLOEXEC on the copies. Move the
          * originals out of the way first in case they are 3 or 4 themselves. */
         int a = fcntl(req[0], F_DUPFD_CLOEXEC, 10), b = fcntl(rep[1], F_DUPFD_CLOEXEC, 10);
-        int l = fcntl(logfd, F_DUPFD_CLOEXEC, 10);
+        int l = fcntl(out[1], F_DUPFD_CLOEXEC, 10);
         int devnull = open("/dev/null", O_RDONLY);
         if (a < 0 || b < 0 || l < 0 || devnull < 0 || dup2(devnull, 0) < 0 || dup2(l, 1) < 0 || dup2(l, 2) < 0 ||
             dup2(a, 3) < 0 || dup2(b, 4) < 0)
             _exit(126);
+        /* nothing else crosses: not the stage's artifacts, locks or logs, whatever their flags */
+        if (close_range(5, ~0U, 0) != 0)
+            for (int fd = 5; fd < 65536; fd++)
+                close(fd);
         execv(argv[0], argv);
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -197,10 +277,22 @@ int kb_child_spawn(char *const argv[], const char *log_path, kb_child *child, kb
     setpgid(pid, pid);
     close(req[0]);
     close(rep[1]);
-    close(logfd);
+    close(out[1]);
+    pump->out_fd = out[0];
+    pump->log_fd = logfd;
     child->pid = pid;
     child->to_child = req[1];
     child->from_child = rep[0];
+    child->log_fd = logfd;
+    if (pthread_create(&pump->th, NULL, pump_main, pump) != 0) {
+        close(out[0]);
+        free(pump);
+        kb_child_kill(child, NULL);
+        close(logfd);
+        child->log_fd = -1;
+        return kb_errf(err, KB_EXIT_FAIL, "pthread_create failed (log pump)");
+    }
+    child->pump = pump;
     return 0;
 }
 
@@ -219,6 +311,7 @@ void kb_child_kill(kb_child *child, int *status)
     if (child->from_child >= 0)
         close(child->from_child);
     child->to_child = child->from_child = -1;
+    pump_finish(child);
     if (status)
         *status = st;
 }
@@ -231,6 +324,7 @@ int kb_child_wait(kb_child *child, double timeout_s, int *status)
         pid_t r = waitpid(child->pid, &st, WNOHANG);
         if (r == child->pid) {
             child->pid = -1;
+            pump_finish(child);
             if (status)
                 *status = st;
             return 0;

@@ -6,9 +6,11 @@
  *   kb-runner --problem build/problems/level1/019_relu.so [--submission kernel.so]
  *
  * Sequence: receive INIT; create the CUDA context; start allocation tracking (if asked);
- * map the parent's tensors (CUDA IPC); load the problem (tensor metadata) and the target
- * (the submission's kb_forward, or the problem's reference with a context in the requested math
- * mode); enter the sandbox (if asked); say READY; then serve CALL / TIME / MEMORY until QUIT.
+ * map the parent's tensors (CUDA IPC); load the problem (tensor metadata); for the reference,
+ * create its context in the requested math mode; for a submission, warm the CUDA libraries it
+ * links (read from its ELF file, not run); enter the sandbox (if asked: lib/kb_sandbox.h); only
+ * then load the submission, so its constructors run confined; say READY; then serve CALL /
+ * TIME / MEMORY until QUIT.
  * The reference OUTPUT never reaches this process: the parent compares.
  * Exit status: 0 after QUIT; 86 after a sandbox violation (reported on fd 4 first); 1 on a
  * harness failure (reported as FATAL first).
@@ -29,6 +31,7 @@
 #include "kb/ops.h"
 #include "kb/problem.h"
 #include "kb_artifact.h"
+#include "kb_elf.h"
 #include "kb_gpu.h"
 #include "kb_memtrack.h"
 #include "kb_msg.h"
@@ -240,6 +243,54 @@ static void serve_memory(void)
     kb_msg_send(KB_RUNNER_FD_OUT, KB_MSG_MEMREPORT, &m, sizeof m);
 }
 
+/* The libraries a submission links that initialise themselves (cuBLAS reads its configuration,
+ * cuDNN its sub-libraries): loaded from its DT_NEEDED list -- read from the ELF file, not run --
+ * and given one handle now, outside the sandbox and the memory accounting, as they are in a
+ * PyTorch process before a kernel runs. Only these well-known names; the submission's own code
+ * is not touched. What they load lazily later is read-only and goes through the warden. */
+static void warm(const char *soname, const char *create_sym, const char *destroy_sym)
+{
+    void *lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (!lib || !create_sym)
+        return;
+    int (*create)(void **) = (int (*)(void **))dlsym(lib, create_sym);
+    int (*destroy)(void *) = (int (*)(void *))dlsym(lib, destroy_sym);
+    void *h = NULL;
+    if (create && destroy && create(&h) == 0)
+        destroy(h);
+}
+
+static void preload_libraries(const char *submission)
+{
+    static const struct {
+        const char *prefix, *create, *destroy;
+    } known[] = {{"libcublas.so.", "cublasCreate_v2", "cublasDestroy_v2"},
+                 {"libcublasLt.so.", "cublasLtCreate", "cublasLtDestroy"},
+                 {"libcudnn.so.", "cudnnCreate", "cudnnDestroy"},
+                 {"libcufft.so.", NULL, NULL},
+                 {"libcurand.so.", NULL, NULL},
+                 {"libcusparse.so.", NULL, NULL},
+                 {"libcusolver.so.", NULL, NULL}};
+    kb_elf_syms syms;
+    kb_err err = {0};
+    kb_memtrack_pause(1);
+    if (kb_elf_read(submission, &syms, &err) == 0) {
+        for (size_t i = 0; i < syms.n_needed; i++)
+            for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+                if (!strncmp(syms.needed[i], known[k].prefix, strlen(known[k].prefix)) &&
+                    !strchr(syms.needed[i], '/'))
+                    warm(syms.needed[i], known[k].create, known[k].destroy);
+        kb_elf_free(&syms);
+    }
+    /* the device's default memory pool, as cudaMallocAsync creates it on first use */
+    void *p = NULL;
+    if (cudaMallocAsync(&p, 256, R.stream) == cudaSuccess)
+        cudaFreeAsync(p, R.stream);
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    kb_memtrack_pause(0);
+}
+
 int main(int argc, char **argv)
 {
     const char *problem = NULL, *submission = NULL;
@@ -352,7 +403,17 @@ int main(int argc, char **argv)
     } else {
         if (!submission)
             fatal(KB_OUT_HARNESS_ERROR, "no --submission");
-        /* The submission's static initialisers run here, under allocation tracking. */
+        preload_libraries(submission);
+    }
+    /* From here on nothing is trusted: the sandbox first, then the submission's code. */
+    if (R.init.flags & KB_INIT_SANDBOX) {
+        char err[512], mode[128];
+        if (kb_sandbox_enter(KB_RUNNER_FD_OUT, KB_RUNNER_FD_IN, mode, sizeof mode, err, sizeof err) != 0)
+            fatal(KB_OUT_HARNESS_ERROR, "sandbox: %s", err);
+    }
+    if (R.init.target == KB_TARGET_SUBMISSION) {
+        /* The submission's static initialisers run here: inside the sandbox, under allocation
+         * tracking. */
         void *sh = dlopen(submission, RTLD_NOW | RTLD_LOCAL);
         if (!sh) {
             ready.code = 1;
@@ -363,40 +424,6 @@ int main(int argc, char **argv)
             ready.kind = KB_OUT_LOAD_ERROR;
             snprintf(ready.text, sizeof ready.text, "the submission defines no kb_forward (use extern \"C\" via kb/submission.h)");
         }
-    }
-    /* A submission that links cuBLAS or cuDNN: create and destroy a handle now, outside the
-     * sandbox and the memory accounting, so that the libraries' one-time initialisation (which
-     * may read files) is done, as it is in a PyTorch process before the kernel runs. */
-    if (ready.code == 0 && R.init.target == KB_TARGET_SUBMISSION) {
-        kb_memtrack_pause(1);
-        void *lib = dlopen("libcublas.so.13", RTLD_NOW | RTLD_NOLOAD);
-        if (lib) {
-            int (*create)(void **) = (int (*)(void **))dlsym(lib, "cublasCreate_v2");
-            int (*destroy)(void *) = (int (*)(void *))dlsym(lib, "cublasDestroy_v2");
-            void *h = NULL;
-            if (create && destroy && create(&h) == 0)
-                destroy(h);
-        }
-        lib = dlopen("libcudnn.so.9", RTLD_NOW | RTLD_NOLOAD);
-        if (lib) {
-            int (*create)(void **) = (int (*)(void **))dlsym(lib, "cudnnCreate");
-            int (*destroy)(void *) = (int (*)(void *))dlsym(lib, "cudnnDestroy");
-            void *h = NULL;
-            if (create && destroy && create(&h) == 0)
-                destroy(h);
-        }
-        /* the device's default memory pool, as cudaMallocAsync creates it on first use */
-        void *p = NULL;
-        if (cudaMallocAsync(&p, 256, R.stream) == cudaSuccess)
-            cudaFreeAsync(p, R.stream);
-        cudaDeviceSynchronize();
-        cudaGetLastError();
-        kb_memtrack_pause(0);
-    }
-    if (ready.code == 0 && (R.init.flags & KB_INIT_SANDBOX)) {
-        char err[256];
-        if (kb_sandbox_enter(KB_RUNNER_FD_OUT, err, sizeof err) != 0)
-            fatal(KB_OUT_HARNESS_ERROR, "sandbox: %s", err);
     }
     kb_msg_send(KB_RUNNER_FD_OUT, KB_MSG_READY, &ready, sizeof ready);
     if (ready.code)
