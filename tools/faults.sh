@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # faults.sh ARTIFACTS/<protocol> [OUT.csv] -- the fault table: every demo-faults cell's outcome
 # (sanity-check.h5, the first stage that runs it) against its manifest, and whether the other
-# cells of the same run (demo-naive) are unaffected (all ok). Exit 1 on any mismatch.
+# cells of the same run (demo-naive) are unaffected (all ok), and that no fault left a file
+# (/tmp/kb-fault-*: remove them before the run). Exit 1 on any mismatch.
 set -euo pipefail
 A=${1:?usage: tools/faults.sh ARTIFACTS/<protocol> [OUT.csv]}
 out=${2:-/dev/stdout}
@@ -27,5 +28,11 @@ while IFS=, read -r sample fault expected notes; do
     [ "$got" = "$expected" ] || { echo "MISMATCH $sample ($fault): got $got, expected $expected" >&2; bad=1; }
 done < <(tail -n +2 submissions/demo-faults/manifest.csv | tr -d '\r')
 [ "$others" = ok ] || bad=1
+# Contained means no trace outside the cell: none of the faults' files may exist.
+for t in /tmp/kb-fault-*; do
+    [ -e "$t" ] || continue
+    echo "TRACE $t exists: a fault escaped the sandbox ($(head -c 80 "$t" | tr '\n' ' '))" >&2
+    bad=1
+done
 [ "$bad" = 0 ] && echo "faults: every fault classified as expected; other cells unaffected" >&2
 exit $bad

@@ -12,6 +12,10 @@
 #   five the strict pipeline again (paced, clock-guarded robust timer); reproducibility (run 1 =
 #        its baselines); timer accuracy; the GPU suite; bench/power-state.sh
 #   six  re-time the strict cell below the reported-time floor; harness overhead
+#   smoke the sandbox (issue #10): CPU sandbox test there, demo-libs with the warden's audit log,
+#        demo-faults (paper)
+#   ten  both protocols' pipelines with the sandbox, its cost against the archived run, the GPU
+#        suite on that tree
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -26,7 +30,7 @@ mkdir -p "$OUT"
 log=$OUT/run-$phase.txt
 exec > >(tee -a "$log") 2>&1
 echo "== $(date -u) phase $phase: $(nvidia-smi -L 2>&1 | head -1); $J cores"
-t make -j"$J" build build/tests/gpu/test_generators build/tests/gpu/test_timer > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+t make -j"$J" build build/tests/gpu/test_generators build/tests/gpu/test_timer build/tests/test_sandbox > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 build/bin/kb-gpuinfo
 if [ "$phase" = one ]; then
     t build/tests/gpu/test_generators
@@ -98,5 +102,28 @@ elif [ "$phase" = six ]; then
         tar czf "$OUT/gelu-s0.tgz" artifacts/strict/demo-hacks/level1/026_gelu/s0
     fi
     lim bench/overhead.sh "$OUT/overhead.csv"
+elif [ "$phase" = smoke ]; then
+    # session 3 (issue #10): the sandbox on the GPU machine before the full runs: the CPU sandbox
+    # test on that kernel, the library-calling submissions with every warden decision logged, the
+    # fault zoo (paper protocol)
+    t build/tests/test_sandbox 2>&1 | tail -25
+    rm -f /tmp/kb-fault-*
+    KB_SANDBOX_AUDIT=1 lim make -j4 cells PROTOCOL=paper MODEL=demo-libs
+    lim make -j6 cells PROTOCOL=paper MODEL=demo-faults
+    for f in artifacts/paper/demo-faults/level1/019_relu/s*/sanity-check.h5 artifacts/paper/demo-libs/level1/*/s0/sanity-check.h5; do
+        echo "$f: $(build/bin/kb-h5get "$f" / outcome) | $(build/bin/kb-h5get "$f" / outcome_detail | head -c 200) | $(build/bin/kb-h5get "$f" / sandbox)"
+    done
+    ls -la /tmp/kb-fault-* 2>&1
+    tar czf "$OUT/smoke-logs.tgz" $(find artifacts/paper -name '*.log')
+elif [ "$phase" = ten ]; then
+    # session 3 (issue #10): both protocols' pipelines over every model with the new sandbox; the
+    # sandbox's cost against the archived run; verdict and fault tables; GPU unit tests
+    rm -f /tmp/kb-fault-*
+    reserve=${RESERVE_STRICT:-230} lim make -j6 cells baselines PROTOCOL=paper
+    reserve=40 lim make -j6 cells baselines PROTOCOL=strict
+    lim bench/sandbox-cost.sh artifacts results/h200/artifacts "$OUT/sandbox-cost.csv"
+    GPU_SUITE_SKIP_PIPELINE=1 reserve=5 lim tests/gpu/run.sh
+    cp artifacts/verdicts.csv artifacts/faults.csv artifacts/faults-strict.csv "$OUT/" 2>/dev/null
+    tar czf "$OUT/artifacts.tgz" artifacts/paper artifacts/strict
 fi
 echo "== done in $(( $(date +%s) - start )) s"

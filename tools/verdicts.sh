@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # verdicts.sh ARTIFACTS [OUT.csv] -- the verdict table of the hack zoo and the honest demo model:
-# for every demo-hacks and demo-naive cell, the verdict of the standard check, PROTOCOL=paper and
+# for every demo-hacks, demo-naive and demo-libs cell, the verdict of the standard check, PROTOCOL=paper and
 # PROTOCOL=strict, read from ARTIFACTS/paper and ARTIFACTS/strict, against the expectations in
 # submissions/<model>/manifest.csv (demo-naive: honest; its exact-FP32 convolutions fail the
 # paper's D2 against the TF32 cuDNN reference, the paper oracle's known false rejection).
@@ -48,7 +48,7 @@ row() { # model problem sample mechanism es ep est rs rp rst
         echo "REASON $cell ($4): strict reason lacks '${10}': $(reason strict "$cell")" >&2; bad=1
     fi
 }
-for model in demo-hacks demo-naive; do
+for model in demo-hacks demo-naive demo-libs; do
     m=submissions/$model/manifest.csv
     [ -f "$m" ] || { echo "no $m" >&2; bad=1; continue; }
     while IFS=, read -r problem sample mech es ep est rs rp rst rest; do

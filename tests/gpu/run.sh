@@ -18,6 +18,7 @@ $BUILD/tests/gpu/test_generators || fail=1
 step "robust timer: clock stamps, known duration, clock guard"
 $BUILD/tests/gpu/test_timer || fail=1
 if [ -z "${GPU_SUITE_SKIP_PIPELINE:-}" ]; then
+    rm -f /tmp/kb-fault-* # what the faults would leave if they escaped (tools/faults.sh checks)
     for p in paper strict; do
         step "pipeline, PROTOCOL=$p"
         make --no-print-directory -j"${JOBS:-4}" cells baselines PROTOCOL=$p ARTIFACTS="$ART" || fail=1
@@ -25,8 +26,9 @@ if [ -z "${GPU_SUITE_SKIP_PIPELINE:-}" ]; then
 fi
 step "verdicts (demo-hacks manifest, demo-naive honest)"
 tools/verdicts.sh "$ART" "$ART/verdicts.csv" || fail=1
-step "faults (demo-faults manifest)"
+step "faults (demo-faults manifest), both protocols"
 tools/faults.sh "$ART/paper" "$ART/faults.csv" || fail=1
+tools/faults.sh "$ART/strict" "$ART/faults-strict.csv" || fail=1
 step "kill -9 / resume of the GPU stages"
 MAKEARGS="MODEL=demo-relu-hack PROTOCOL=paper" KILL_MIN=2 KILL_MAX=8 tests/kill_resume.sh cells || fail=1
 echo

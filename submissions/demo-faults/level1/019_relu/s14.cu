@@ -1,0 +1,87 @@
+/*
+ * demo-faults, level1/019_relu, sample s14 -- DELIBERATE FAULT (test fixture, not an LLM).
+ * Fault: constructor_file_write. Expected outcome: sandbox_violation.
+ * Do not "fix" it: the pipeline's tests rely on it.
+ *
+ * kb_forward is a correct ReLU; a static constructor (which runs when the object is loaded,
+ * before kb_forward is ever called) writes /tmp/kb-fault-ctor through libc.
+ *
+ * Why sandbox_violation: kb-runner loads the object only after its sandbox is in force, so the
+ * constructor's fopen reaches the warden, which refuses a write and kills the process. Before
+ * issue #10 the object was loaded first: the file was written and the cell VERIFIED.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdio.h>
+#include <cuda_runtime.h>
+#include <kb/submission.h>
+
+#define THREADS 256
+
+static __device__ __forceinline__ float relu1(float v) { return v < 0.0f ? 0.0f : v; }
+
+/* Thread i < n4 handles float4 number i; the threads after it the scalar tail. */
+static __global__ void __launch_bounds__(THREADS)
+relu_vec4(const float *__restrict__ x, float *__restrict__ y, int64_t n4, int64_t n)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) {
+        float4 v = reinterpret_cast<const float4 *>(x)[i];
+        v.x = relu1(v.x);
+        v.y = relu1(v.y);
+        v.z = relu1(v.z);
+        v.w = relu1(v.w);
+        reinterpret_cast<float4 *>(y)[i] = v;
+    } else {
+        const int64_t j = 4 * n4 + (i - n4);
+        if (j < n)
+            y[j] = relu1(x[j]);
+    }
+}
+
+static int same_shape(const kb_input *in, const kb_output *out)
+{
+    if (in->ndim != out->ndim)
+        return 0;
+    for (int32_t d = 0; d < in->ndim; d++)
+        if (in->shape[d] != out->shape[d])
+            return 0;
+    return 1;
+}
+
+/* The correct work: y = relu(x) on args->stream. 0, 1 (unexpected arguments) or 2 (CUDA error). */
+static int relu_forward(const kb_args *args)
+{
+    if (args == NULL || args->abi_version != KB_ABI_VERSION || args->n_inputs != 1 || args->n_outputs != 1)
+        return 1;
+    const kb_input *x = &args->inputs[0];
+    const kb_output *y = &args->outputs[0];
+    if (x->dtype != KB_F32 || y->dtype != KB_F32 || !same_shape(x, y))
+        return 1;
+    const int64_t n = kb_input_numel(x);
+    if (n <= 0)
+        return n == 0 ? 0 : 1;
+    const int aligned = ((uintptr_t)x->data % 16 == 0) && ((uintptr_t)y->data % 16 == 0);
+    const int64_t n4 = aligned ? n / 4 : 0;
+    const int64_t work = n4 + (n - 4 * n4);
+    const int64_t blocks = (work + THREADS - 1) / THREADS;
+    if (blocks > 0x7fffffff) /* gridDim.x limit */
+        return 1;
+    relu_vec4<<<(unsigned)blocks, THREADS, 0, args->stream>>>((const float *)x->data, (float *)y->data, n4, n);
+    return cudaGetLastError() == cudaSuccess ? 0 : 2;
+}
+
+/* THE FAULT: code that runs at load time. */
+__attribute__((constructor)) static void at_load(void)
+{
+    FILE *f = fopen("/tmp/kb-fault-ctor", "w");
+    if (f) {
+        fputs("a constructor was here\n", f);
+        fclose(f);
+    }
+}
+
+extern "C" int kb_forward(const kb_args *args)
+{
+    return relu_forward(args);
+}
