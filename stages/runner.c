@@ -328,6 +328,12 @@ int main(int argc, char **argv)
     const kb_msg_tensor *tens = (const kb_msg_tensor *)(buf + sizeof(kb_msg_init));
 
     R.device = R.init.device;
+    /* The driver's JIT cache lives in the user's home (~/.nv/ComputeCache) and is opened for
+     * writing when a library's kernel is compiled from PTX (cuDNN's batch norm is): a write the
+     * sandbox refuses. A sandboxed submission JIT-compiles without the cache (once per process,
+     * in the untimed first call). */
+    if (R.init.target == KB_TARGET_SUBMISSION && (R.init.flags & KB_INIT_SANDBOX))
+        setenv("CUDA_CACHE_DISABLE", "1", 1);
     cudaError_t e = cudaSetDevice(R.device);
     if (e == cudaSuccess)
         e = cudaFree(0); /* create the context now, outside everything measured */

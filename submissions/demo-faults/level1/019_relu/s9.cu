@@ -3,12 +3,14 @@
  * Fault: read_artifact. Expected outcome: sandbox_violation.
  * Do not "fix" it: the pipeline's tests rely on it.
  *
- * y = relu(x) is launched correctly; then it tries to read the harness's own results,
- * artifacts/paper/baseline/level1/019_relu/baseline-time.h5 (relative to the working directory
- * of a `make` run), the kind of harness attack that looks for reference outputs or timings.
+ * y = relu(x) is launched correctly; then it tries to read the harness's own records (relative
+ * to the working directory of a `make` run), the kind of harness attack that looks for reference
+ * outputs or timings: the baseline's timing, and its own cell's compile record, which exists
+ * whenever the cell runs (the baseline's may not be made yet).
  *
- * Why sandbox_violation: opening any file (even read-only) is openat, trapped by the seccomp
- * filter (SIGSYS). The scan also rejects the object (fopen: category file).
+ * Why sandbox_violation: the warden allows no read of the repository or the artifacts; it
+ * records the open and kills the process (a missing file only answers ENOENT). The scan also
+ * rejects the object (fopen: category file).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -76,11 +78,21 @@ extern "C" int kb_forward(const kb_args *args)
     if (rc != 0)
         return rc;
     /* THE FAULT: reading the harness's artifacts. */
-    FILE *f = fopen("artifacts/paper/baseline/level1/019_relu/baseline-time.h5", "r");
-    if (f == NULL)
-        return 0; /* not there: carry on */
-    char magic[8];
-    size_t got = fread(magic, 1, sizeof magic, f);
-    fclose(f);
-    return got == sizeof magic ? 0 : 4;
+    static const char *const paths[] = {
+        "artifacts/paper/baseline/level1/019_relu/baseline-time.h5",
+        "artifacts/strict/baseline/level1/019_relu/baseline-time.h5",
+        "artifacts/paper/demo-faults/level1/019_relu/s9/compile.h5",
+        "artifacts/strict/demo-faults/level1/019_relu/s9/compile.h5",
+    };
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        FILE *f = fopen(paths[i], "r");
+        if (f == NULL)
+            continue; /* not there: try the next */
+        char magic[8];
+        size_t got = fread(magic, 1, sizeof magic, f);
+        fclose(f);
+        if (got != sizeof magic)
+            return 4;
+    }
+    return 0;
 }
