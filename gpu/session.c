@@ -358,6 +358,11 @@ kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb
     kb_msg_init *ini = (kb_msg_init *)buf;
     ini->target = (uint32_t)o->target;
     ini->flags = o->init_flags;
+    /* Benchmark only (bench/sandbox-ab.sh measures what the sandbox costs): the artifact then
+     * records sandbox = "none", so such a result can never pass for a confined one. */
+    const char *off = getenv("KB_BENCH_UNSANDBOXED");
+    if (off && off[0] == '1')
+        ini->flags &= ~KB_INIT_SANDBOX;
     ini->device = o->device;
     ini->matmul_tf32 = o->target_math.matmul_tf32;
     ini->cudnn_tf32 = o->target_math.cudnn_tf32;

@@ -16,6 +16,7 @@
 #        demo-faults (paper)
 #   ten  both protocols' pipelines with the sandbox, its cost against the archived run, the GPU
 #        suite on that tree
+#   ab   the sandbox's cost side by side (bench/sandbox-ab.sh)
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -125,5 +126,10 @@ elif [ "$phase" = ten ]; then
     GPU_SUITE_SKIP_PIPELINE=1 reserve=5 lim tests/gpu/run.sh
     cp artifacts/verdicts.csv artifacts/faults.csv artifacts/faults-strict.csv "$OUT/" 2>/dev/null
     tar czf "$OUT/artifacts.tgz" artifacts/paper artifacts/strict
+elif [ "$phase" = ab ]; then
+    # session 3 (issue #10): the sandbox's cost side by side: every demo-naive and demo-tuned cell's
+    # standard check sandboxed and unsandboxed, alternating, both protocols
+    for p in strict paper; do lim make -j"$J" compile PROTOCOL=$p MODEL=demo-naive > /dev/null; lim make -j"$J" compile PROTOCOL=$p MODEL=demo-tuned > /dev/null; done
+    reserve=5 lim bench/sandbox-ab.sh artifacts "$OUT/sandbox-ab.csv"
 fi
 echo "== done in $(( $(date +%s) - start )) s"
