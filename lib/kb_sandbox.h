@@ -23,8 +23,10 @@
  *                   tkill, rt_*sigqueueinfo), pidfd_*, ptrace, process_vm_*, kcmp
  *        escapes    io_uring_* (bypasses seccomp), bpf, perf_event_open, userfaultfd, chroot,
  *                   pivot_root, setns, unshare, personality, keyrings, module and kexec calls,
- *                   rt_sigaction(SIGSYS) (would silence the sandbox)
- *      and hands every open() and openat() to the warden (SCMP_ACT_NOTIFY);
+ *                   set*id, setgroups, capset, rt_sigaction(SIGSYS) (would silence the sandbox)
+ *      and hands every open() and openat() to the warden (SCMP_ACT_NOTIFY). With a warden, the
+ *      calls above go to it too (it names them even when the child blocked SIGSYS, as
+ *      posix_spawn does); only flags-only mode traps them with SIGSYS;
  *   4. it sends the listener's descriptor number (KB_MSG_WARDEN) on report_fd, waits for the
  *      parent's KB_MSG_WARDEN_ACK on ack_fd, and closes its own copy of the listener (else the
  *      submission could answer its own notifications).

@@ -34,8 +34,10 @@
  *      no CUDA graphs or events that hide work from the timer.
  *   4. Scratch device memory is allowed (cudaMalloc or stream-ordered); every byte is counted by
  *      the memory profile. Free it or keep it: a kept buffer counts as resident.
- *   5. No file, network or process calls, no dlopen, no signal handlers. The child process that
- *      runs kb_forward is sandboxed; such a call is recorded as a sandbox violation.
+ *   5. No file, network or process calls, no dlopen, no signal handlers, also not in static
+ *      constructors. The child process is sandboxed before the submission is loaded; such a call
+ *      is recorded as a sandbox violation. Libraries (cuBLAS, cuBLASLt, cuDNN) may be called:
+ *      their read-only opens of their own files are allowed (docs/threat-model.md).
  *   6. Return 0 on success; a non-zero return is recorded as a failure of the call.
  */
 #ifndef KB_SUBMISSION_H
