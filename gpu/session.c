@@ -391,6 +391,11 @@ kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb
             if (got != sizeof st) {
                 ready->outcome = KB_OUT_HARNESS_ERROR;
                 snprintf(ready->detail, sizeof ready->detail, "malformed READY");
+            } else if (st.code == 0 && st.text[0] && !s->warden) {
+                /* flags-only mode: no warden, the child says what is in force */
+                st.text[sizeof st.text - 1] = '\0';
+                snprintf(s->sandbox_mode, sizeof s->sandbox_mode, "%.95s", st.text);
+                snprintf(last_sandbox, sizeof last_sandbox, "%.95s", st.text);
             } else if (st.code) {
                 ready->outcome = (st.kind > 0 && st.kind < KB_OUT__COUNT) ? (kb_outcome)st.kind : KB_OUT_LOAD_ERROR;
                 snprintf(ready->detail, sizeof ready->detail, "%s", st.text);

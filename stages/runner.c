@@ -413,9 +413,10 @@ int main(int argc, char **argv)
     }
     /* From here on nothing is trusted: the sandbox first, then the submission's code. */
     if (R.init.flags & KB_INIT_SANDBOX) {
-        char err[512], mode[128];
-        if (kb_sandbox_enter(KB_RUNNER_FD_OUT, KB_RUNNER_FD_IN, mode, sizeof mode, err, sizeof err) != 0)
+        char err[512];
+        if (kb_sandbox_enter(KB_RUNNER_FD_OUT, KB_RUNNER_FD_IN, ready.text, sizeof ready.text, err, sizeof err) != 0)
             fatal(KB_OUT_HARNESS_ERROR, "sandbox: %s", err);
+        /* READY carries the mode (the session records it where no warden said it first) */
     }
     if (R.init.target == KB_TARGET_SUBMISSION) {
         /* The submission's static initialisers run here: inside the sandbox, under allocation

@@ -17,6 +17,7 @@
 #   ten  both protocols' pipelines with the sandbox, its cost against the archived run, the GPU
 #        suite on that tree
 #   ab   the sandbox's cost side by side (bench/sandbox-ab.sh)
+#   check the sandbox mode each artifact records, with the warden and flags-only
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -131,5 +132,15 @@ elif [ "$phase" = ab ]; then
     # standard check sandboxed and unsandboxed, alternating, both protocols
     for p in strict paper; do lim make -j"$J" compile PROTOCOL=$p MODEL=demo-naive > /dev/null; lim make -j"$J" compile PROTOCOL=$p MODEL=demo-tuned > /dev/null; done
     reserve=5 lim bench/sandbox-ab.sh artifacts "$OUT/sandbox-ab.csv"
+elif [ "$phase" = check ]; then
+    # session 3: the sandbox mode recorded in both modes (warden; flags-only, KB_SANDBOX_FLAGS_ONLY=1)
+    t build/tests/test_sandbox 2>&1 | tail -3
+    for mode in warden flags-only; do
+        env $([ $mode = flags-only ] && echo KB_SANDBOX_FLAGS_ONLY=1) lim make -j4 cells PROTOCOL=paper MODEL=demo-libs ARTIFACTS=/tmp/a-$mode > /tmp/$mode.log 2>&1
+        for f in /tmp/a-$mode/paper/demo-libs/level1/*/s0/*.h5; do
+            case $f in *compile.h5) continue;; esac
+            echo "$mode ${f#/tmp/a-$mode/paper/}: $(build/bin/kb-h5get "$f" / outcome) | $(build/bin/kb-h5get "$f" / sandbox)"
+        done
+    done
 fi
 echo "== done in $(( $(date +%s) - start )) s"
