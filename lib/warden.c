@@ -207,18 +207,17 @@ static void respond(kb_warden *w, struct seccomp_notif *req, struct seccomp_noti
     ioctl(w->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
 }
 
-static void violation(kb_warden *w, const char *call, const char *path, int flags, const char *reason)
+/* Records the first violation (`what`, without the "sandbox: " prefix), logs it and kills the
+ * child: the refused call never returns to it. */
+static void violation(kb_warden *w, const char *what)
 {
-    char fl[64];
     pthread_mutex_lock(&w->mu);
     if (!w->st.violated) {
         w->st.violated = 1;
-        snprintf(w->st.violation, sizeof w->st.violation, "sandbox: %s(\"%.700s\", %s): %s", call, path,
-                 flags_text(flags, fl, sizeof fl), reason);
+        snprintf(w->st.violation, sizeof w->st.violation, "sandbox: %.1000s", what);
     }
     pthread_mutex_unlock(&w->mu);
-    wlog(w, "[warden] VIOLATION %s(\"%s\", %s): %s; process killed", call, path, flags_text(flags, fl, sizeof fl),
-         reason);
+    wlog(w, "[warden] VIOLATION %s; process killed", what);
     kill(w->pid, SIGKILL);
 }
 
@@ -243,14 +242,7 @@ static void serve(kb_warden *w, struct seccomp_notif *req, struct seccomp_notif_
         char what[160];
         snprintf(what, sizeof what, "forbidden system call %s (%d)", name ? name : "?", nr);
         free(name);
-        pthread_mutex_lock(&w->mu);
-        if (!w->st.violated) {
-            w->st.violated = 1;
-            snprintf(w->st.violation, sizeof w->st.violation, "sandbox: %s", what);
-        }
-        pthread_mutex_unlock(&w->mu);
-        wlog(w, "[warden] VIOLATION %s; process killed", what);
-        kill(w->pid, SIGKILL);
+        violation(w, what);
         respond(w, req, resp, EPERM);
         return;
     }
@@ -308,7 +300,9 @@ static void serve(kb_warden *w, struct seccomp_notif *req, struct seccomp_notif_
     if (kb_sandbox_judge(&w->pol, shown, flags, pfd >= 0 ? st.st_mode : 0, w->pid, reason, sizeof reason)) {
         if (pfd >= 0)
             close(pfd);
-        violation(w, call, shown, flags, reason); /* kills first: the call never returns */
+        char what[1024];
+        snprintf(what, sizeof what, "%s(\"%.700s\", %s): %s", call, shown, flags_text(flags, fl, sizeof fl), reason);
+        violation(w, what); /* kills first: the call never returns */
         respond(w, req, resp, EACCES);
         return;
     }
