@@ -63,7 +63,7 @@ SAN_FLAGS := -fsanitize=undefined -fno-sanitize-recover=undefined
 endif
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-CFLAGS := -std=c11 -O2 -g $(WARN) $(WERROR) $(SAN_FLAGS) -D_GNU_SOURCE -Iinclude -Ilib -Igpu \
+CFLAGS := -std=c11 -O2 -g -fPIC $(WARN) $(WERROR) $(SAN_FLAGS) -D_GNU_SOURCE -Iinclude -Ilib -Igpu \
           -I$(H5_INC) $(CSV_INC) $(CUDA_INC)
 LDFLAGS := $(SAN_FLAGS) -Wl,--gc-sections
 NVCCFLAGS := -std=c++17 -O3 $(CUDA_GENCODE) -Iinclude -Ilib -Igpu $(CUDA_INC) \
@@ -85,6 +85,8 @@ OPS_OBJ := $(OPS_SRC:%.cu=$(OBJ)/%.o)
 LIBKB := $(LIBD)/libkb.a
 LIBKBGPU := $(LIBD)/libkbgpu.a
 LIBKBOPS := $(LIBD)/libkbops.so
+# the runner as a library, for the Python runner of KernelBench-format (.py) submissions
+LIBKBRUNNER := $(LIBD)/libkbrunner.so
 
 CPU_STAGES := compile aggregate h5get
 GPU_STAGES := sanity-check baseline-time verify-distributions memory-profile
@@ -126,6 +128,11 @@ $(LIBKBOPS): $(OPS_OBJ)
 	$(NVCC) $(CUDA_GENCODE) -shared -cudart shared -o $@ $^ \
 	  -L$(CUDA_LIBDIR) -lcublas -lcublasLt -lcudnn -Xlinker -rpath,$(CUDA_LIBDIR)
 
+$(LIBKBRUNNER): $(LIBKBGPU) $(LIBKB) $(LIBKBOPS)
+	@mkdir -p $(@D)
+	$(CXX) -shared $(LDFLAGS) -o $@ -Wl,-u,kb_runner_main $(LIBKBGPU) $(LIBKB) -L$(LIBD) -lkbops \
+	  -Wl,-rpath,'$$ORIGIN' $(GPU_LIBS) $(HOST_LIBS)
+
 # CPU stages: no CUDA at run time, so `make report` and the CPU tests work anywhere.
 $(CPU_STAGES:%=$(BIN)/kb-%): $(BIN)/kb-%: $(OBJ)/stages/%.o $(LIBKB)
 	@mkdir -p $(@D)
@@ -156,7 +163,7 @@ $(BUILD)/problems/%.so: problems/%.cu $(LIBKBOPS) $(wildcard include/kb/*.h)
 	  -L$(LIBD) -lkbops -Xlinker -rpath,'$$ORIGIN/../../lib'
 
 .PHONY: build problems deps deps-check help
-build: $(STAGE_BINS) $(LIBKBOPS) $(PROBLEM_SOS)
+build: $(STAGE_BINS) $(LIBKBOPS) $(LIBKBRUNNER) $(PROBLEM_SOS)
 problems: $(PROBLEM_SOS)
 
 # ==================================================================================================

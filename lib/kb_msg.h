@@ -96,7 +96,13 @@ typedef struct kb_msg_called {
     int32_t stream_busy_after_return; /* cudaStreamQuery right after kb_forward returned */
     int32_t threads_before, threads_after; /* host threads of the child process */
     double sm_clock_mhz;  /* NaN if unknown */
+    char note[512];       /* .py target: what the call did ("ext_calls=2 ops=aten::addmm:1"), or why
+                             it failed (the exception); "" for a .cu */
 } kb_msg_called;
+
+/* kb_msg_called.rc of a .py target whose returned tensors could not be delivered (wrong
+ * shape, dtype or count; `note` says which) */
+#define KB_RC_COLLECT 1000
 
 typedef struct kb_msg_time {
     int32_t timer;      /* kb_timer_kind */
@@ -147,6 +153,9 @@ typedef struct kb_msg_mem {
     int64_t largest_failed; /* bytes of the largest failed request */
     int64_t ctx_peak_bytes; /* reference target: the op context's own counter (cross-check) */
     int64_t first_call_peak_bytes; /* peak during load + first call only */
+    int64_t alloc_peak_bytes;      /* .py target: PyTorch's allocator's own peak
+                                      (torch.cuda.max_memory_allocated) since the load; -1 none */
+    int64_t alloc_first_call_peak_bytes; /* ... after the first call */
 } kb_msg_mem;
 
 #include <stddef.h>
