@@ -25,6 +25,8 @@ kb_h5w *kb_gpu_stage_artifact(kb_gpu_stage *st, const char *path, kb_err *err)
         kb_artifact_env(w, &st->env);
         const char *sb = kb_session_last_sandbox();
         kb_h5w_attr_str(w, "/", "sandbox", sb[0] ? sb : "none");
+        const char *kind = kb_session_last_kind();
+        kb_h5w_attr_str(w, "/", "submission_kind", kind[0] ? kind : "none");
     }
     return w;
 }

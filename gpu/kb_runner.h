@@ -26,11 +26,14 @@ extern "C" {
 
 typedef struct kb_runner_target {
     void *user;
-    /* Before the sandbox. `args` holds the mapped tensors and the harness stream; the math mode
-     * is INIT's. 0, or non-zero with a message in err. */
-    int (*setup)(void *user, const kb_args *args, int matmul_tf32, int cudnn_tf32, char *err, size_t n);
+    /* Before the sandbox. `args` holds the mapped tensors and the harness stream, roles[i] the
+     * kb_role of args->inputs[i]; the math mode is INIT's. 0, or non-zero with a message. */
+    int (*setup)(void *user, const kb_args *args, const int32_t *roles, int matmul_tf32, int cudnn_tf32, char *err,
+                 size_t n);
     /* Inside the sandbox: load the submission. 0; else a kb_outcome (> 0) with a message. */
     int (*load)(void *user, char *err, size_t n);
+    /* Before a CALL (never before a timed call): the target may record what the call does. */
+    void (*before_call)(void *user);
     /* The timed call: 0 ok. */
     int (*forward)(void *user);
     /* After a CALL's stream has finished (untimed): the returned tensors into args->outputs, on

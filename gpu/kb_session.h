@@ -35,7 +35,17 @@ typedef struct kb_session_opts {
     int need_reference;        /* compute reference outputs here (correctness stages) */
     kb_math_mode ref_math;     /* ... in this math mode */
     int need_magnitude;        /* also a magnitude reference (strict tolerance) */
+    /* A KernelBench-format target: submission_so ends in ".py" (the compile stage's snapshot
+     * DIR/kernel.py, or the problem's own spec for the PyTorch baseline). It runs in
+     * py/kbpy/runner.py under $KB_PYTHON (default python3); py_class is the class it
+     * instantiates (NULL: ModelNew; the baseline: Model). The spec is found as
+     * $KB_PROBLEMS_DIR/<id>.py (default problems/), the runner script as $KB_PYRUNNER (default
+     * py/kbpy/runner.py), the runner library beside kb-runner (../lib/libkbrunner.so). */
+    const char *py_class;
 } kb_session_opts;
+
+/* 1 if the submission is a KernelBench-format file (ends in ".py"). */
+int kb_submission_is_py(const char *submission);
 
 /* What happened to one request to the child. */
 typedef struct kb_call_outcome {
@@ -91,6 +101,11 @@ int kb_session_output_hash(kb_session *s, uint32_t i, uint64_t *hash, kb_err *er
 /* What confined the last sandboxed child of this process ("seccomp+warden, uid 65534 (dropped
  * from root)"), or "" if none was sandboxed; the GPU stages record it in their artifact. */
 const char *kb_session_last_sandbox(void);
+
+/* The kind of the last target this process opened: "cu" (C ABI object), "py" (KernelBench-format
+ * file), "torch" (the problem's PyTorch Model, the eager baseline), "reference" (the C baseline);
+ * the GPU stages record it in their artifact (root attribute submission_kind). */
+const char *kb_session_last_kind(void);
 
 /* The last lines of the child's log (malloc'd, at most max bytes). */
 char *kb_session_log_tail(kb_session *s, size_t max);

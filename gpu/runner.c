@@ -130,6 +130,8 @@ static void serve_call(const kb_msg_call *c)
     kb_memtrack_pause(0);
     cudaDeviceSynchronize();
     r.threads_before = thread_count();
+    if (R.hooks && R.hooks->before_call)
+        R.hooks->before_call(R.hooks->user);
     uint64_t t0 = kb_now_ns();
     cudaEventRecord(e0, R.stream);
     r.rc = run_target();
@@ -431,8 +433,11 @@ int kb_runner_main(int argc, char **argv, const kb_runner_target *target)
         /* trusted set-up of the framework (import torch, CUDA/cuBLAS/cuDNN in it, the tensors
          * wrapped): outside the sandbox and the memory accounting */
         char err[512] = "";
+        int32_t roles[MAX_TENSORS];
+        for (uint32_t i = 0; i < R.prob->n_inputs; i++)
+            roles[i] = (int32_t)R.prob->inputs[i].role;
         kb_memtrack_pause(1);
-        int rc = R.hooks->setup(R.hooks->user, &R.args, R.init.matmul_tf32, R.init.cudnn_tf32, err, sizeof err);
+        int rc = R.hooks->setup(R.hooks->user, &R.args, roles, R.init.matmul_tf32, R.init.cudnn_tf32, err, sizeof err);
         cudaDeviceSynchronize();
         cudaGetLastError();
         kb_memtrack_pause(0);

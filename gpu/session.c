@@ -35,6 +35,7 @@ struct kb_session {
     char log_path[4096];
     kb_warden *warden;     /* answers the sandboxed child's opens (lib/kb_sandbox.h) */
     char sandbox_mode[96];
+    char py_spec[4096];    /* a .py target: the problem's spec */
 };
 
 const kb_problem *kb_session_problem(const kb_session *s) { return s->p; }
@@ -100,10 +101,54 @@ static void child_ended(kb_session *s, int timed_out, const kb_msg_status *fatal
 }
 
 static char last_sandbox[96];
+static const char *last_kind = "";
+
+const char *kb_session_last_kind(void) { return last_kind; }
 const char *kb_session_last_sandbox(void) { return last_sandbox; }
 
 /* The policy of a sandboxed child: the system's libraries and the driver, the submission's own
  * object, nothing of the repository or the artifacts (the stages run from the repository). */
+int kb_submission_is_py(const char *submission)
+{
+    size_t n = submission ? strlen(submission) : 0;
+    return n > 3 && !strcmp(submission + n - 3, ".py");
+}
+
+static const char *py_exe(void)
+{
+    const char *p = getenv("KB_PYTHON");
+    return p && p[0] ? p : "python3";
+}
+
+/* Where the Python interpreter's own files live (its prefixes and site-packages: the standard
+ * library, torch and its CUDA libraries), canonical: readable inside the sandbox of a .py
+ * target. Asked of the interpreter once per process, before any untrusted code runs. */
+static char py_reads[16][4096];
+static size_t n_py_reads;
+static int py_reads_known;
+
+static void python_paths(void)
+{
+    if (py_reads_known)
+        return;
+    py_reads_known = 1;
+    char cmd[4096 + 512];
+    snprintf(cmd, sizeof cmd,
+             "'%s' -c 'import sys, site\nfor p in sorted({sys.prefix, sys.base_prefix, sys.exec_prefix, "
+             "sys.base_exec_prefix, *site.getsitepackages(), site.getusersitepackages()}): print(p)' 2>/dev/null",
+             py_exe());
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return;
+    char line[4096];
+    while (n_py_reads < sizeof py_reads / sizeof py_reads[0] && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] == '/' && realpath(line, py_reads[n_py_reads]))
+            n_py_reads++;
+    }
+    pclose(f);
+}
+
 static int attach_warden(kb_session *s, const void *msg, size_t len, kb_msg_status *ack)
 {
     memset(ack, 0, sizeof *ack);
@@ -131,8 +176,28 @@ static int attach_warden(kb_session *s, const void *msg, size_t len, kb_msg_stat
         reads[n] = defaults[n];
     if (cuda[0])
         reads[n++] = cuda;
+    /* a .py target: the interpreter's files, and the sample's build directory (its snapshot,
+     * manifest and extensions) and the problem's spec instead of one object */
+    char subdir[4096] = "", spec[4096] = "";
+    int py = kb_submission_is_py(s->o.submission_so);
+    if (py) {
+        for (size_t i = 0; i < n_py_reads && n < 62; i++)
+            reads[n++] = py_reads[i];
+        if (sub[0]) {
+            snprintf(subdir, sizeof subdir, "%s", sub);
+            char *slash = strrchr(subdir, '/');
+            if (slash && slash != subdir)
+                *slash = '\0';
+        }
+        if (!realpath(s->py_spec, spec))
+            spec[0] = '\0';
+    }
     reads[n] = NULL;
-    const char *allow[] = {sub[0] ? sub : NULL, NULL};
+    const char *allow[] = {py ? (subdir[0] ? subdir : NULL) : (sub[0] ? sub : NULL), spec[0] ? spec : NULL, NULL};
+    if (!allow[0]) {
+        allow[0] = allow[1];
+        allow[1] = NULL;
+    }
     const char *deny[] = {cwd[0] ? cwd : NULL, NULL};
     kb_sandbox_policy pol = {reads, kb_sandbox_default_devices(), allow, deny};
     kb_err err = {0};
@@ -334,10 +399,39 @@ kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb
             goto fail;
         }
     }
-    /* The child. */
-    char *argv[8];
+    last_kind = o->target == KB_TARGET_REFERENCE      ? "reference"
+                : !kb_submission_is_py(o->submission_so) ? "cu"
+                : (o->py_class && !strcmp(o->py_class, "Model")) ? "torch"
+                                                           : "py";
+    /* The child: kb-runner, or for a .py target the same loop hosted by Python. */
+    char *argv[20];
     int k = 0;
-    argv[k++] = (char *)o->runner;
+    char lib[4096 + 32], pyrunner[4096];
+    if (o->target == KB_TARGET_SUBMISSION && kb_submission_is_py(o->submission_so)) {
+        const char *pd = getenv("KB_PROBLEMS_DIR"), *pr = getenv("KB_PYRUNNER");
+        snprintf(s->py_spec, sizeof s->py_spec, "%s/%s.py", pd && pd[0] ? pd : "problems", s->p->id);
+        snprintf(pyrunner, sizeof pyrunner, "%s", pr && pr[0] ? pr : "py/kbpy/runner.py");
+        snprintf(lib, sizeof lib, "%s", o->runner);
+        char *slash = strrchr(lib, '/');
+        snprintf(slash ? slash + 1 : lib, sizeof lib - (slash ? (size_t)(slash + 1 - lib) : 0), "../lib/libkbrunner.so");
+        struct stat sb;
+        if (stat(pyrunner, &sb) != 0 || stat(lib, &sb) != 0 || stat(s->py_spec, &sb) != 0) {
+            kb_errf(err, KB_EXIT_USAGE, "a .py submission needs %s, %s and the problem's spec %s (run from the "
+                    "repository root after make build, or set KB_PYRUNNER / KB_PROBLEMS_DIR)", pyrunner, lib, s->py_spec);
+            goto fail;
+        }
+        python_paths();
+        argv[k++] = (char *)py_exe();
+        argv[k++] = pyrunner;
+        argv[k++] = "--lib";
+        argv[k++] = lib;
+        argv[k++] = "--spec";
+        argv[k++] = s->py_spec;
+        argv[k++] = "--class";
+        argv[k++] = (char *)(o->py_class ? o->py_class : "ModelNew");
+    } else {
+        argv[k++] = (char *)o->runner;
+    }
     argv[k++] = "--problem";
     argv[k++] = (char *)o->problem_so;
     if (o->target == KB_TARGET_SUBMISSION) {
@@ -541,6 +635,7 @@ int kb_session_call(kb_session *s, unsigned flags, kb_call_outcome *co, kb_err *
         snprintf(co->detail, sizeof co->detail, "malformed CALLED");
         return 0;
     }
+    r.note[sizeof r.note - 1] = '\0';
     co->called = r;
     r.cuda_error_name[sizeof r.cuda_error_name - 1] = '\0';
     r.cuda_error_text[sizeof r.cuda_error_text - 1] = '\0';
@@ -565,7 +660,11 @@ int kb_session_call(kb_session *s, unsigned flags, kb_call_outcome *co, kb_err *
             co->outcome = KB_OUT_OOM;
         else {
             co->outcome = KB_OUT_BAD_RETURN;
-            snprintf(co->detail, sizeof co->detail, "kb_forward returned %d", r.rc);
+            r.note[sizeof r.note - 1] = '\0';
+            if (r.note[0]) /* a .py target says why: its exception, or what it returned */
+                snprintf(co->detail, sizeof co->detail, "forward failed: %s", r.note);
+            else
+                snprintf(co->detail, sizeof co->detail, "kb_forward returned %d", r.rc);
         }
         return 0;
     }

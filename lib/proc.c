@@ -270,7 +270,7 @@ int kb_child_spawn(char *const argv[], const char *log_path, kb_child *child, kb
         if (close_range(5, ~0U, 0) != 0)
             for (int fd = 5; fd < 65536; fd++)
                 close(fd);
-        execv(argv[0], argv);
+        execvp(argv[0], argv); /* a .py target starts $KB_PYTHON, found on PATH */
         fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }

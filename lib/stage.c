@@ -287,6 +287,15 @@ int kb_record_calls(kb_h5w *w, const char *g, const kb_msg_called *c, size_t n)
     COLUMN(kb_h5w_i64v, k, c, threads_before, "threads_before", "threads");
     COLUMN(kb_h5w_i64v, k, c, threads_after, "threads_after", "threads");
     COLUMN(kb_h5w_i64v, k, c, rc, "return_code", NULL);
+    /* a .py target's account of each call (extension calls, library ops, its exception) */
+    const char **notes = calloc(n ? n : 1, sizeof *notes);
+    if (notes) {
+        for (size_t i = 0; i < n; i++)
+            notes[i] = c[i].note;
+        snprintf(p, sizeof p, "%s/note", g);
+        kb_h5w_strv(w, p, notes, n);
+        free(notes);
+    }
     free(f);
     free(k);
     return kb_h5w_ok(w, NULL);

@@ -102,7 +102,7 @@ int main(int argc, char **argv)
         return kb_stage_fail("verify-distributions", &err);
     kb_session_opts so = {runner, problem_so, submission, KB_TARGET_SUBMISSION, KB_MATH_FP32,
                           KB_INIT_SANDBOX | KB_INIT_MEMTRACK, st.device, st.cfg.call_timeout_s, log, 1,
-                          kb_check_math(&st.cfg), strict};
+                          kb_check_math(&st.cfg), strict, NULL};
     kb_call_outcome ready;
     kb_session *s = kb_session_open(&so, &ready, &err);
     if (!s)

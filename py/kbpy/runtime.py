@@ -1,0 +1,355 @@
+"""What a KernelBench-format file meets inside the sandboxed runner.
+
+kbpy/runner.py calls these in order (gpu/kb_runner.h has the C side):
+
+  Target.setup()    before the sandbox (trusted): torch's CUDA state on the harness's device
+                    and stream, the math mode, cuBLAS/cuBLASLt/cuDNN warmed, the harness's
+                    tensors wrapped as torch tensors (no copy), the problem's spec read, the
+                    sample's source and manifest read, load_inline replaced
+  Target.load()     inside the sandbox: the file's module is executed (its top level
+                    included); load_inline returns the extension the compile stage built (never
+                    builds); ModelNew(*get_init_inputs()) is constructed and its parameters are
+                    bound to the harness's (by name, else by order and shape; a mismatch is a
+                    named failure)
+  Target.forward()  the timed call: model(*inputs), nothing else
+  Target.collect()  untimed: the returned tensors copied into the harness's output buffers
+  Target.note()     what the last call did: extension calls, the PyTorch ops it dispatched (first
+                    call), or the exception
+
+Nothing here trusts the file: its exceptions become named failures, its return values are
+checked, and it never sees the reference.
+"""
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+import traceback
+import types
+
+import torch
+
+from kbpy import loadinline
+
+# kb_dtype (include/kb/submission.h) -> torch dtype, element size
+DTYPES = {0: (torch.float32, 4), 1: (torch.float16, 2), 2: (torch.bfloat16, 2), 3: (torch.float64, 8),
+          4: (torch.int64, 8), 5: (torch.int32, 4), 6: (torch.bool, 1)}
+# the same dtype as a __cuda_array_interface__ typestr (bf16 has none: wrapped as int16, viewed)
+TYPESTR = {torch.float32: "<f4", torch.float16: "<f2", torch.bfloat16: "<i2", torch.float64: "<f8",
+           torch.int64: "<i8", torch.int32: "<i4", torch.bool: "|b1"}
+ROLE_INPUT, ROLE_PARAM = 0, 1
+
+# outcome kinds the load hook may return (lib/kb_artifact.h, kb_outcome)
+OUT_LOAD_ERROR = 10
+
+# ATen ops that run in a vendor library on CUDA float tensors (what "library calls through PyTorch
+# ops" counts); anything else is PyTorch's own kernel
+LIBRARY_OPS = {
+    "cublas": ("mm", "addmm", "bmm", "baddbmm", "addbmm", "addmv", "mv", "dot", "vdot", "_addmm_activation",
+               "addr", "matmul", "_scaled_mm", "linear"),
+    "cudnn": ("convolution", "_convolution", "cudnn_convolution", "cudnn_convolution_transpose",
+              "cudnn_batch_norm", "_cudnn_rnn", "cudnn_grid_sampler", "cudnn_affine_grid_generator",
+              "conv2d", "conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"),
+}
+
+
+class RuntimeBuild(RuntimeError):
+    """The file asked for an extension the compile stage did not build."""
+
+
+class _Tensor:
+    """A device buffer of the harness, presented to torch.as_tensor without a copy."""
+
+    def __init__(self, ptr, shape, dtype):
+        self.__cuda_array_interface__ = {"shape": tuple(shape), "typestr": TYPESTR[dtype], "data": (ptr, False),
+                                         "version": 3, "strides": None, "stream": None}
+
+
+def wrap(ptr, shape, dtype):
+    if ptr == 0:  # an empty tensor has no buffer
+        return torch.empty(tuple(shape), dtype=dtype, device="cuda")
+    t = torch.as_tensor(_Tensor(ptr, shape, dtype), device="cuda")
+    return t.view(torch.bfloat16) if dtype == torch.bfloat16 else t
+
+
+class _CountingModule:
+    """The extension module as the file sees it: every function it exports counts its calls, so
+    a forward that never calls its own kernel (a fallback, a pure PyTorch rewrite) is seen."""
+
+    def __init__(self, mod, counter):
+        self._mod = mod
+        self._counter = counter
+
+    def __getattr__(self, name):
+        v = getattr(self._mod, name)
+        if callable(v) and not isinstance(v, type):
+            counter = self._counter
+
+            def counted(*a, **k):
+                counter[0] += 1
+                return v(*a, **k)
+
+            counted.__name__ = getattr(v, "__name__", name)
+            counted.__doc__ = getattr(v, "__doc__", None)
+            self.__dict__[name] = counted
+            return counted
+        return v
+
+    def __dir__(self):
+        return dir(self._mod)
+
+
+def _exc_line(e):
+    s = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else "")
+    tb = traceback.extract_tb(e.__traceback__)
+    here = [f for f in tb if f.filename.endswith("kernel.py")]
+    if here:
+        s += " (kernel.py line %d)" % here[-1].lineno
+    return s[:480]
+
+
+class Target:
+    def __init__(self, submission, spec, cls, problem_id):
+        self.submission = submission  # DIR/kernel.py (the compile stage's snapshot) or the spec
+        self.spec_path = spec         # problems/levelN/NNN_name.py
+        self.cls_name = cls           # "ModelNew" or, for the PyTorch baseline, "Model"
+        self.problem_id = problem_id
+        self.ext_calls = [0]
+        self.calls = 0
+        self.ret = None
+        self.last_error = ""
+        self.ops = None
+        self.model = None
+        self.in_call = False
+        self.ext_before = 0
+
+    # ---- before the sandbox ---------------------------------------------------------------------
+    def setup(self, tensors, stream_ptr, matmul_tf32, cudnn_tf32):
+        """tensors: (name, role, kb_dtype, shape, ptr) in kb_args order: inputs, then outputs."""
+        torch.cuda.init()
+        self.device = torch.device("cuda", torch.cuda.current_device())
+        self.stream = torch.cuda.ExternalStream(stream_ptr, device=self.device)
+        torch.cuda.set_stream(self.stream)
+        # PyTorch's two flags, as the paper sets them (matmul TF32 = set_float32_matmul_precision)
+        torch.backends.cuda.matmul.allow_tf32 = bool(matmul_tf32)
+        torch.set_float32_matmul_precision("high" if matmul_tf32 else "highest")
+        torch.backends.cudnn.allow_tf32 = bool(cudnn_tf32)
+        self.math = (bool(matmul_tf32), bool(cudnn_tf32))
+        self.inputs, self.params, self.outputs = [], [], []
+        for name, role, dt, shape, ptr, is_out in tensors:
+            dtype = DTYPES[dt][0]
+            t = wrap(ptr, shape, dtype)
+            (self.outputs if is_out else self.params if role == ROLE_PARAM else self.inputs).append((name, t))
+        self._warm()
+        # the problem's spec (our own file): its get_init_inputs, and its Model for the baseline
+        self.spec = self._exec_file(self.spec_path, "kb_spec")
+        self.init_inputs = list(self.spec.get_init_inputs()) if hasattr(self.spec, "get_init_inputs") else []
+        if self.cls_name != "Model" or self.submission != self.spec_path:
+            with open(self.submission, "rb") as f:
+                self.source = f.read()
+            mpath = os.path.join(os.path.dirname(self.submission), "manifest.json")
+            with open(mpath) as f:
+                self.manifest = json.load(f)
+            if self.manifest.get("source_sha256") not in (None, hashlib.sha256(self.source).hexdigest()):
+                raise RuntimeError("kernel.py does not match its manifest: rebuild (make compile)")
+        else:
+            self.source, self.manifest = None, {"extensions": []}
+        self._patch_cpp_extension()
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+
+    def _warm(self):
+        """cuBLAS, cuBLASLt, cuDNN initialised on the harness's stream, as in any PyTorch process
+        before its first kernel (their one-time set-up is not the submission's)."""
+        a = torch.ones(64, 64, device=self.device)
+        torch.mm(a, a)
+        torch.addmm(a[0], a, a)
+        torch.bmm(a.view(1, 64, 64), a.view(1, 64, 64))
+        x = torch.ones(1, 4, 8, 8, device=self.device)
+        w = torch.ones(4, 4, 3, 3, device=self.device)
+        torch.nn.functional.conv2d(x, w)
+        torch.nn.functional.conv_transpose2d(x, w)
+        torch.nn.functional.batch_norm(x, None, None, torch.ones(4, device=self.device),
+                                       torch.zeros(4, device=self.device), training=True)
+        torch.cuda.synchronize()
+
+    def _exec_file(self, path, modname, source=None):
+        if source is None:
+            with open(path, "rb") as f:
+                source = f.read()
+        mod = types.ModuleType(modname)
+        mod.__file__ = path
+        sys.modules[modname] = mod
+        exec(compile(source, path, "exec"), mod.__dict__)
+        return mod
+
+    def _patch_cpp_extension(self):
+        import torch.utils.cpp_extension as cpp
+        built = {}
+        for e in self.manifest.get("extensions", []):
+            built[e["key"]] = e
+        base = os.path.dirname(self.submission)
+        counter = self.ext_calls
+
+        def load_inline(*args, **kwargs):
+            norm = loadinline.normalize_call(args, kwargs)
+            key = loadinline.source_key(norm)
+            e = built.get(key)
+            if e is None:
+                raise RuntimeBuild("runtime_build: load_inline(name=%r) with sources the compile stage did not "
+                                   "see (computed at run time?); the runner never builds" % norm.get("name"))
+            if e.get("status") != "ok":
+                # as torch would: the build failed (a file may catch this and fall back)
+                raise RuntimeError("Error building extension '%s': %s" % (e.get("name"), e.get("reason", "")))
+            so = os.path.join(base, e["so"])
+            loader = importlib.machinery.ExtensionFileLoader(e["name"], so)
+            spec = importlib.util.spec_from_file_location(e["name"], so, loader=loader)
+            mod = importlib.util.module_from_spec(spec)
+            loader.exec_module(mod)
+            return _CountingModule(mod, counter)
+
+        def load(*args, **kwargs):
+            raise RuntimeBuild("runtime_build: torch.utils.cpp_extension.load() of source files is not supported; "
+                               "use load_inline")
+
+        cpp.load_inline = load_inline
+        cpp.load = load
+
+    # ---- inside the sandbox -----------------------------------------------------------------------
+    def load(self):
+        """Returns (0, "") or (outcome kind, message)."""
+        try:
+            if self.source is None:
+                mod = self.spec
+            else:
+                mod = self._exec_file(self.submission, "kb_submission", self.source)
+        except RuntimeBuild as e:
+            return OUT_LOAD_ERROR, str(e)
+        except BaseException as e:  # SystemExit included: the file's top level is its own
+            return OUT_LOAD_ERROR, "import: " + _exc_line(e)
+        cls = getattr(mod, self.cls_name, None)
+        if cls is None:
+            return OUT_LOAD_ERROR, "the file defines no class %s" % self.cls_name
+        try:
+            torch.manual_seed(0)
+            model = cls(*self.init_inputs)
+        except BaseException as e:
+            return OUT_LOAD_ERROR, "%s(*get_init_inputs()): %s" % (self.cls_name, _exc_line(e))
+        if not isinstance(model, torch.nn.Module):
+            return OUT_LOAD_ERROR, "%s is not a torch.nn.Module" % self.cls_name
+        msg = self._bind(model)
+        if msg:
+            return OUT_LOAD_ERROR, msg
+        try:
+            model.cuda(self.device)  # buffers and anything not bound (parameters are the harness's)
+        except BaseException as e:
+            return OUT_LOAD_ERROR, "%s.cuda(): %s" % (self.cls_name, _exc_line(e))
+        self.model = model
+        self.args = [t for _, t in self.inputs]
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        return 0, ""
+
+    def _bind(self, model):
+        """The harness's parameters become the module's (no copy): by name when the module keeps
+        the reference's names, else by order and shape. Returns "" or the mismatch."""
+        mine = list(model.named_parameters())
+        want = self.params
+        if not want and not mine:
+            return ""
+        by_name = dict(mine)
+        if want and all(n in by_name and tuple(by_name[n].shape) == tuple(t.shape) for n, t in want) \
+                and len(mine) == len(want):
+            pairs = [(by_name[n], t) for n, t in want]
+            self.binding = "by name"
+        elif len(mine) == len(want) and all(tuple(p.shape) == tuple(t.shape) for (_, p), (_, t) in zip(mine, want)):
+            pairs = [(p, t) for (_, p), (_, t) in zip(mine, want)]
+            self.binding = "by order"
+        else:
+            return ("param_mismatch: %s has parameters [%s], the problem [%s]; the harness binds its own by name "
+                    "or by order and shape, never re-initialises" % (
+                        self.cls_name, ", ".join("%s%s" % (n, list(p.shape)) for n, p in mine),
+                        ", ".join("%s%s" % (n, list(t.shape)) for n, t in want)))[:480]
+        for p, t in pairs:
+            if p.dtype != t.dtype:
+                return "param_mismatch: parameter of dtype %s, the problem's is %s" % (p.dtype, t.dtype)
+            p.data = t
+            p.requires_grad_(False)
+        return ""
+
+    def before_call(self):
+        self.in_call = True
+        self.ext_before = self.ext_calls[0]
+
+    def forward(self):
+        try:
+            with torch.no_grad():
+                if self.in_call and self.ops is None:
+                    self.ret = self._forward_recording()
+                else:
+                    self.ret = self.model(*self.args)
+            self.last_error = ""
+            return 0
+        except BaseException as e:
+            self.ret = None
+            self.last_error = "exception: " + _exc_line(e)
+            return 1
+        finally:
+            self.calls += 1
+            self.in_call = False
+
+    def _forward_recording(self):
+        """The first call also records which ATen ops it dispatched (untimed: stages time with
+        TIME, never with the first CALL)."""
+        from torch.utils._python_dispatch import TorchDispatchMode
+        ops = {}
+
+        class Rec(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
+                n = func.__name__.split(".")[0]
+                ops[n] = ops.get(n, 0) + 1
+                return func(*args, **(kwargs or {}))
+
+        try:
+            with Rec():
+                r = self.model(*self.args)
+        finally:
+            self.ops = ops
+        return r
+
+    def collect(self):
+        """Returns "" or why the returned value cannot be the problem's output."""
+        r, self.ret = self.ret, None
+        outs = list(r) if isinstance(r, (tuple, list)) else [r]
+        if len(outs) != len(self.outputs):
+            return "output: forward returned %d tensors, the problem has %d outputs" % (len(outs), len(self.outputs))
+        for (name, dst), got in zip(self.outputs, outs):
+            if not isinstance(got, torch.Tensor):
+                return "output %s: forward returned %s, not a tensor" % (name, type(got).__name__)
+            if tuple(got.shape) != tuple(dst.shape):
+                return "output %s: shape %s, expected %s" % (name, list(got.shape), list(dst.shape))
+            if got.dtype != dst.dtype:
+                return "output %s: dtype %s, expected %s" % (name, got.dtype, dst.dtype)
+            if got.device.type != "cuda":
+                return "output %s: on %s, not on the GPU" % (name, got.device)
+            dst.copy_(got)
+        return ""
+
+    def note(self):
+        if self.last_error:
+            return self.last_error
+        s = "ext_calls=%d" % (self.ext_calls[0] - self.ext_before)
+        if self.ops is not None and not getattr(self, "_ops_said", False):
+            self._ops_said = True
+            libs = {lib: sum(c for o, c in self.ops.items() if o in names) for lib, names in LIBRARY_OPS.items()}
+            s += " " + " ".join("%s=%d" % kv for kv in libs.items())
+            s += " ops=" + ",".join("%s:%d" % kv for kv in sorted(self.ops.items()))
+        return s
+
+    def alloc_peak(self):
+        return int(torch.cuda.max_memory_allocated(self.device))
+
+    def alloc_reset(self):
+        torch.cuda.reset_peak_memory_stats(self.device)
