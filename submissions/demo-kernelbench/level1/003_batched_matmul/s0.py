@@ -196,8 +196,6 @@ gemm_tf32(const float *__restrict__ A, const float *__restrict__ B, float *__res
 
 static int aligned16(const void *p) { return ((uintptr_t)p % 16) == 0; }
 
-static int aligned16(const void *p) { return ((uintptr_t)p % 16) == 0; }
-
 torch::Tensor bmm_forward(torch::Tensor A, torch::Tensor B)
 {
     TORCH_CHECK(A.is_cuda(), "A must be a CUDA tensor");

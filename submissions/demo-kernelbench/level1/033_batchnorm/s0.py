@@ -142,8 +142,6 @@ bn_normalize(const float4 *__restrict__ x4, const float2 *__restrict__ stats, co
 
 static int aligned16(const void *p) { return ((uintptr_t)p % 16) == 0; }
 
-static int aligned16(const void *p) { return ((uintptr_t)p % 16) == 0; }
-
 torch::Tensor batchnorm_forward(torch::Tensor x, torch::Tensor w, torch::Tensor b)
 {
     TORCH_CHECK(x.is_cuda(), "x must be a CUDA tensor");
