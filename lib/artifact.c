@@ -22,6 +22,7 @@ static const char *outcome_names[KB_OUT__COUNT] = {
     [KB_OUT_REJECTED] = "rejected",
     [KB_OUT_NO_SUBMISSION] = "no_submission",
     [KB_OUT_HARNESS_ERROR] = "harness_error",
+    [KB_OUT_UNSUPPORTED] = "unsupported",
 };
 
 const char *kb_outcome_name(kb_outcome o) { return (o >= 0 && o < KB_OUT__COUNT) ? outcome_names[o] : "?"; }

@@ -31,6 +31,7 @@ typedef enum kb_outcome {
     KB_OUT_REJECTED,          /* rejected by a protocol rule (symbol scan, probe) */
     KB_OUT_NO_SUBMISSION,     /* no sample for this problem */
     KB_OUT_HARNESS_ERROR,     /* the harness failed; nothing is known about the submission */
+    KB_OUT_UNSUPPORTED,       /* a kind of file the harness does not run (a Triton, CuTe, TileLang .py) */
     KB_OUT__COUNT
 } kb_outcome;
 

@@ -80,13 +80,282 @@ static size_t parse_ptxas(const char *log, kernel_info *k, size_t cap)
     return n;
 }
 
+/* The symbol scan of the built object(s) under /symbols: imports with their category, severity
+ * and rule, exports, needed libraries, the verdict, a one-line list of the flagged and rejected
+ * categories (`reasons`, plus `extra`: reasons found otherwise, e.g. a .py file's "no custom
+ * kernel", which make the verdict "rejected"), and whether it calls a vendor library. */
+static void write_symbols(kb_h5w *w, int built, const kb_elf_syms *syms, const char **cats, const char **sevs,
+                          const char **why, const char *extra, char *reasons, size_t rlen)
+{
+    kb_severity worst = KB_SEV_NONE;
+    for (size_t i = 0; built && cats && i < syms->n_imports; i++) {
+        const kb_scan_rule *r = kb_scan_match(syms->imports[i]);
+        if (r && r->severity > worst)
+            worst = r->severity;
+    }
+    if (extra && extra[0])
+        worst = KB_SEV_REJECT;
+    kb_h5w_group(w, "/symbols");
+    kb_h5w_strv(w, "/symbols/imports", (const char *const *)syms->imports, syms->n_imports);
+    kb_h5w_strv(w, "/symbols/category", cats ? cats : (const char *[]){NULL}, cats ? syms->n_imports : 0);
+    kb_h5w_strv(w, "/symbols/severity", sevs ? sevs : (const char *[]){NULL}, sevs ? syms->n_imports : 0);
+    kb_h5w_strv(w, "/symbols/why", why ? why : (const char *[]){NULL}, why ? syms->n_imports : 0);
+    kb_h5w_strv(w, "/symbols/exports", (const char *const *)syms->exports, syms->n_exports);
+    kb_h5w_strv(w, "/symbols/needed", (const char *const *)syms->needed, syms->n_needed);
+    kb_h5w_attr_str(w, "/symbols", "verdict", built ? kb_scan_verdict_name(worst) : "none");
+    reasons[0] = '\0';
+    if (extra && extra[0])
+        snprintf(reasons, rlen, "%s", extra);
+    for (size_t i = 0; built && cats && i < syms->n_imports; i++) {
+        const kb_scan_rule *r = kb_scan_match(syms->imports[i]);
+        if (!r || r->severity < KB_SEV_FLAG || strstr(reasons, r->category))
+            continue;
+        size_t l = strlen(reasons);
+        snprintf(reasons + l, rlen - l, "%s%s", l ? "," : "", r->category);
+    }
+    kb_h5w_attr_str(w, "/symbols", "reasons", reasons);
+    /* the vendor libraries it calls, by name ("cublas,cudnn"): imported symbols and DT_NEEDED */
+    char libs[256] = "";
+    static const struct {
+        const char *sym, *lib;
+    } vendors[] = {{"cublasLt", "cublasLt"}, {"cublas", "cublas"}, {"cudnn", "cudnn"}, {"cufft", "cufft"},
+                   {"curand", "curand"}, {"cusparse", "cusparse"}, {"cusolver", "cusolver"}};
+    int library = 0;
+    for (size_t v = 0; v < sizeof vendors / sizeof vendors[0]; v++) {
+        int hit = 0;
+        for (size_t i = 0; built && i < syms->n_imports && !hit; i++)
+            if (!strncmp(syms->imports[i], vendors[v].sym, strlen(vendors[v].sym)) &&
+                (v != 1 || strncmp(syms->imports[i], "cublasLt", 8)))
+                hit = 1;
+        if (hit) {
+            size_t l = strlen(libs);
+            snprintf(libs + l, sizeof libs - l, "%s%s", l ? "," : "", vendors[v].lib);
+            library = 1;
+        }
+    }
+    for (size_t i = 0; built && cats && i < syms->n_imports; i++)
+        if (!strcmp(cats[i], "library"))
+            library = 1;
+    kb_h5w_attr_i64(w, "/symbols", "calls_library", library);
+    kb_h5w_attr_str(w, "/symbols", "libraries", libs);
+}
+
+/* A KernelBench-format file: kbpy.build reads its load_inline sources statically (it never runs
+ * the file), builds each extension into DIR/ext/ with a time limit, and writes DIR/kernel.py (the
+ * snapshot) and DIR/manifest.json. Recorded here: the outcome, the build's wall and CPU time, the
+ * log, the manifest, each extension, and the same symbol scan as a .cu over the extensions. */
+#define MAX_EXT 16
+static int compile_py(const char *src, const char *out_py, const char *out, const kb_cell *cell, const kb_config *cfg,
+                      const char *cache, const char *py_dir, kb_err *err)
+{
+    char dir[4096], timeout[32];
+    snprintf(dir, sizeof dir, "%s", out_py);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    snprintf(timeout, sizeof timeout, "%g", cfg->compile_timeout_s);
+    const char *py = getenv("KB_PYTHON");
+    char *argv[] = {(char *)(py && py[0] ? py : "python3"), "-m", "kbpy.compile_record", "--src", (char *)src,
+                    "--out-dir", dir, "--cache", (char *)cache, "--timeout", timeout, NULL};
+    setenv("PYTHONPATH", py_dir, 1);
+    setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+    kb_cmd_result res;
+    /* the builder enforces the limit on its compilers; this one is the backstop */
+    if (kb_run_cmd(argv, cfg->compile_timeout_s + 60.0, 1 << 22, &res, err) != 0)
+        return -1;
+    char status[64] = "compile_error", reason[1024] = "", cls[64] = "", unsupported[64] = "", ops[2048] = "";
+    int custom = 0, guard = 0, got = 0;
+    double wall_s = res.wall_s, core_s = NAN;
+    struct {
+        char name[128], status[32], so[4096], reason[512];
+        int cached;
+        double core_s, wall_s;
+    } ext[MAX_EXT];
+    size_t n_ext = 0;
+    for (char *line = res.output; line && *line;) {
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        if (!strncmp(line, "kbrec\t", 6)) {
+            char *k = line + 6, *v = strchr(k, '\t');
+            if (v) {
+                *v++ = '\0';
+                got = 1;
+                if (!strcmp(k, "status"))
+                    snprintf(status, sizeof status, "%s", v);
+                else if (!strcmp(k, "reason"))
+                    snprintf(reason, sizeof reason, "%s", v);
+                else if (!strcmp(k, "class"))
+                    snprintf(cls, sizeof cls, "%s", v);
+                else if (!strcmp(k, "unsupported"))
+                    snprintf(unsupported, sizeof unsupported, "%s", v);
+                else if (!strcmp(k, "torch_ops"))
+                    snprintf(ops, sizeof ops, "%s", v);
+                else if (!strcmp(k, "custom_kernel"))
+                    custom = atoi(v);
+                else if (!strcmp(k, "fallback_guard"))
+                    guard = atoi(v);
+                else if (!strcmp(k, "core_s"))
+                    core_s = atof(v);
+                else if (!strcmp(k, "ext") && n_ext < MAX_EXT) {
+                    char *f[7] = {v};
+                    for (int i = 1; i < 7 && f[i - 1]; i++) {
+                        f[i] = strchr(f[i - 1], '\t');
+                        if (f[i])
+                            *f[i]++ = '\0';
+                    }
+                    if (f[6]) {
+                        snprintf(ext[n_ext].name, sizeof ext[n_ext].name, "%s", f[0]);
+                        snprintf(ext[n_ext].status, sizeof ext[n_ext].status, "%s", f[1]);
+                        ext[n_ext].cached = atoi(f[2]);
+                        ext[n_ext].core_s = atof(f[3]);
+                        ext[n_ext].wall_s = atof(f[4]);
+                        snprintf(ext[n_ext].so, sizeof ext[n_ext].so, "%s", f[5]);
+                        snprintf(ext[n_ext].reason, sizeof ext[n_ext].reason, "%s", f[6]);
+                        n_ext++;
+                    }
+                }
+            }
+        }
+        if (!end)
+            break;
+        *end = '\n';
+        line = end + 1;
+    }
+    char st[128];
+    kb_describe_status(&res, st, sizeof st);
+    kb_outcome outcome = KB_OUT_COMPILE_ERROR;
+    char detail[1200];
+    if (!got)
+        snprintf(detail, sizeof detail, "the .py builder failed (%s): see /build/log", st);
+    else if (!strcmp(status, "ok"))
+        outcome = KB_OUT_OK, detail[0] = '\0';
+    else if (!strcmp(status, "unsupported"))
+        outcome = KB_OUT_UNSUPPORTED, snprintf(detail, sizeof detail, "%s", reason);
+    else
+        snprintf(detail, sizeof detail, "%s", reason[0] ? reason : "build failed");
+    int built = outcome == KB_OUT_OK;
+    /* the symbol scan over every extension that was built */
+    kb_elf_syms per[MAX_EXT];
+    memset(per, 0, sizeof per);
+    size_t n_imp = 0, n_exp = 0, n_need = 0;
+    for (size_t i = 0; i < n_ext; i++)
+        if (!strcmp(ext[i].status, "ok") && kb_elf_read(ext[i].so, &per[i], err) == 0) {
+            n_imp += per[i].n_imports;
+            n_exp += per[i].n_exports;
+            n_need += per[i].n_needed;
+        }
+    kb_elf_syms all = {calloc(n_imp + 1, sizeof(char *)), 0, calloc(n_exp + 1, sizeof(char *)), 0,
+                       calloc(n_need + 1, sizeof(char *)), 0};
+    const char **cats = calloc(n_imp + 1, sizeof *cats), **sevs = calloc(n_imp + 1, sizeof *sevs),
+               **why = calloc(n_imp + 1, sizeof *why);
+    if (!all.imports || !all.exports || !all.needed || !cats || !sevs || !why) {
+        kb_cmd_result_free(&res);
+        return kb_errf(err, KB_EXIT_FAIL, "out of memory");
+    }
+    for (size_t i = 0; i < n_ext; i++) {
+        for (size_t j = 0; j < per[i].n_imports; j++)
+            all.imports[all.n_imports++] = per[i].imports[j];
+        for (size_t j = 0; j < per[i].n_exports; j++)
+            all.exports[all.n_exports++] = per[i].exports[j];
+        for (size_t j = 0; j < per[i].n_needed; j++)
+            all.needed[all.n_needed++] = per[i].needed[j];
+    }
+    for (size_t i = 0; i < all.n_imports; i++) {
+        const kb_scan_rule *r = kb_scan_match(all.imports[i]);
+        cats[i] = r ? r->category : "";
+        sevs[i] = kb_severity_name(r ? r->severity : KB_SEV_NONE);
+        why[i] = r ? r->why : "";
+    }
+    /* what the file is, beyond its symbols: no kernel of its own, or one it may silently replace */
+    char extra[256] = "";
+    int failed_guarded = 0;
+    for (size_t i = 0; i < n_ext; i++)
+        if (strcmp(ext[i].status, "ok"))
+            failed_guarded = 1;
+    if (built && !custom)
+        snprintf(extra, sizeof extra, "%s", n_ext ? "no_custom_kernel" : "pure_pytorch");
+    else if (built && guard && failed_guarded)
+        snprintf(extra, sizeof extra, "pytorch_fallback");
+
+    kb_h5w *w = kb_artifact_begin(out, "compile", cell, cfg, err);
+    if (!w) {
+        kb_cmd_result_free(&res);
+        return -1;
+    }
+    kb_h5w_attr_str(w, "/", "source", src);
+    kb_h5w_attr_str(w, "/", "submission_kind", "py");
+    kb_h5w_attr_i64(w, "/", "compiled", built);
+    kb_h5w_attr_f64(w, "/", "wall_s", wall_s);
+    kb_h5w_attr_f64(w, "/", "core_s", core_s);
+    kb_h5w_attr_str(w, "/", "nvcc_status", st);
+    kb_h5w_text(w, "/nvcc/log", res.output);
+    kb_h5w_attr_i64(w, "/nvcc", "log_truncated", res.output_truncated);
+    kb_h5w_strv(w, "/nvcc/command", (const char *const *)argv, sizeof argv / sizeof argv[0] - 1);
+    kb_h5w_group(w, "/py");
+    kb_h5w_attr_str(w, "/py", "status", status);
+    kb_h5w_attr_str(w, "/py", "reason", reason);
+    kb_h5w_attr_str(w, "/py", "class", cls);
+    kb_h5w_attr_i64(w, "/py", "custom_kernel", custom);
+    kb_h5w_attr_i64(w, "/py", "fallback_guard", guard);
+    kb_h5w_attr_str(w, "/py", "unsupported", unsupported);
+    kb_h5w_attr_str(w, "/py", "torch_ops", ops);
+    {
+        char mpath[4200];
+        snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
+        size_t ml = 0;
+        char *m = kb_read_file(mpath, &ml, NULL);
+        kb_h5w_text(w, "/py/manifest", m ? m : "");
+        free(m);
+        const char *names[MAX_EXT], *sts[MAX_EXT], *rs[MAX_EXT];
+        double cs[MAX_EXT], ws[MAX_EXT];
+        int64_t ca[MAX_EXT];
+        for (size_t i = 0; i < n_ext; i++) {
+            names[i] = ext[i].name;
+            sts[i] = ext[i].status;
+            rs[i] = ext[i].reason;
+            cs[i] = ext[i].core_s;
+            ws[i] = ext[i].wall_s;
+            ca[i] = ext[i].cached;
+        }
+        kb_h5w_group(w, "/py/extensions");
+        kb_h5w_strv(w, "/py/extensions/name", names, n_ext);
+        kb_h5w_strv(w, "/py/extensions/status", sts, n_ext);
+        kb_h5w_strv(w, "/py/extensions/reason", rs, n_ext);
+        kb_h5w_f64v(w, "/py/extensions/core_s", cs, n_ext, "s (user + system, all compiler processes)");
+        kb_h5w_f64v(w, "/py/extensions/wall_s", ws, n_ext, "s");
+        kb_h5w_i64v(w, "/py/extensions/cached", ca, n_ext, NULL);
+    }
+    kb_h5w_group(w, "/kernels");
+    char reasons[2048];
+    write_symbols(w, built, &all, cats, sevs, why, extra, reasons, sizeof reasons);
+    int rc = kb_artifact_finish(w, outcome, detail, err);
+    printf("[compile      ] %-14s %-28s %-3s %s%s%s (%.1f s, %.1f core-s)%s%s\n", cell->model, cell->problem,
+           cell->sample, outcome == KB_OUT_OK ? "ok" : kb_outcome_name(outcome), detail[0] ? ": " : "", detail,
+           wall_s, core_s, reasons[0] ? " flags: " : "", reasons);
+    for (size_t i = 0; i < n_ext; i++)
+        kb_elf_free(&per[i]);
+    free(all.imports);
+    free(all.exports);
+    free(all.needed);
+    free(cats);
+    free(sevs);
+    free(why);
+    kb_cmd_result_free(&res);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *src = NULL, *out_so = NULL, *out = NULL, *model = NULL, *problem = NULL, *sample = NULL;
+    const char *py_cache = "build/kbpy-cache", *py_dir = "py";
     const char *include = "include", *nvcc = "/usr/local/cuda/bin/nvcc", *gencode = "-gencode=arch=compute_90,code=[sm_90,compute_90]";
     kb_opt opts[] = {
-        {"src", &src, NULL, "* the submission's .cu file"},
-        {"out-so", &out_so, NULL, "* where the shared object goes"},
+        {"src", &src, NULL, "* the submission: sK.cu (C ABI) or sK.py (KernelBench format)"},
+        {"out-so", &out_so, NULL, "* where the shared object goes (.py: DIR/kernel.py, the snapshot the runner "
+                                  "loads; its extensions go under DIR/ext/)"},
         {"out", &out, NULL, "* the artifact (compile.h5)"},
         {"model", &model, NULL, "* model name (for the record)"},
         {"problem", &problem, NULL, "* problem id, e.g. level1/019_relu"},
@@ -94,6 +363,9 @@ int main(int argc, char **argv)
         {"include", &include, NULL, "directory holding kb/submission.h (default include)"},
         {"nvcc", &nvcc, NULL, "nvcc to use (default /usr/local/cuda/bin/nvcc)"},
         {"gencode", &gencode, NULL, "target flag (default sm_90 code + compute_90 PTX)"},
+        {"py-cache", &py_cache, NULL, ".py: the shared build cache (precompiled header, objects by content; "
+                                      "default build/kbpy-cache)"},
+        {"py-dir", &py_dir, NULL, ".py: the harness's Python package directory (default py)"},
     };
     kb_config cfg;
     kb_config_defaults(&cfg, KB_PROTO_PAPER);
@@ -112,6 +384,11 @@ int main(int argc, char **argv)
     }
     if (kb_mkdirs_for(out_so, &err) != 0)
         return kb_stage_fail("compile", &err);
+    size_t sl = strlen(src);
+    if (sl > 3 && !strcmp(src + sl - 3, ".py")) {
+        kb_cell cell = {model, problem, sample};
+        return compile_py(src, out_so, out, &cell, &cfg, py_cache, py_dir, &err) ? kb_stage_fail("compile", &err) : 0;
+    }
 
     /* The version script: only kb_forward leaves the object. */
     char map[4200], tmp_so[4200], vs[4300], inc[4200];
@@ -228,30 +505,8 @@ int main(int argc, char **argv)
         COL(barriers, "barriers");
 #undef COL
     }
-    /* symbols */
-    kb_h5w_group(w, "/symbols");
-    kb_h5w_strv(w, "/symbols/imports", (const char *const *)syms.imports, syms.n_imports);
-    kb_h5w_strv(w, "/symbols/category", cats ? cats : (const char *[]){NULL}, cats ? syms.n_imports : 0);
-    kb_h5w_strv(w, "/symbols/severity", sevs ? sevs : (const char *[]){NULL}, sevs ? syms.n_imports : 0);
-    kb_h5w_strv(w, "/symbols/why", why ? why : (const char *[]){NULL}, why ? syms.n_imports : 0);
-    kb_h5w_strv(w, "/symbols/exports", (const char *const *)syms.exports, syms.n_exports);
-    kb_h5w_strv(w, "/symbols/needed", (const char *const *)syms.needed, syms.n_needed);
-    kb_h5w_attr_str(w, "/symbols", "verdict", built ? kb_scan_verdict_name(worst) : "none");
-    /* a one-line list of the flagged and rejected reasons, for tables */
     char reasons[2048] = "";
-    for (size_t i = 0; built && cats && i < syms.n_imports; i++) {
-        const kb_scan_rule *r = kb_scan_match(syms.imports[i]);
-        if (!r || r->severity < KB_SEV_FLAG || strstr(reasons, r->category))
-            continue;
-        size_t l = strlen(reasons);
-        snprintf(reasons + l, sizeof reasons - l, "%s%s", l ? "," : "", r->category);
-    }
-    kb_h5w_attr_str(w, "/symbols", "reasons", reasons);
-    int library = 0;
-    for (size_t i = 0; built && cats && i < syms.n_imports; i++)
-        if (!strcmp(cats[i], "library"))
-            library = 1;
-    kb_h5w_attr_i64(w, "/symbols", "calls_library", library);
+    write_symbols(w, built, &syms, cats, sevs, why, NULL, reasons, sizeof reasons);
 
     int rc = kb_artifact_finish(w, outcome, detail, &err);
     printf("[compile      ] %-14s %-28s %-3s %s %s (%.1f s)%s%s\n", model, problem, sample,
