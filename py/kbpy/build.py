@@ -205,7 +205,7 @@ def _python_include(cache, tc):
     if not os.path.isdir(dst):
         with FileLock(cache, f"sysinc-{tc['hash']}"):
             if not os.path.isdir(dst):
-                tmp = tempfile.mkdtemp(dir=os.path.join(cache, "tmp"))
+                tmp = _mktmp(cache)
                 shutil.copytree(src, os.path.join(tmp, "d"), symlinks=False)
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
                 for root, dirs, files in os.walk(tmp):

@@ -146,7 +146,7 @@ class Target:
         # the problem's spec (our own file): its get_init_inputs, and its Model for the baseline
         self.spec = self._exec_file(self.spec_path, "kb_spec")
         self.init_inputs = list(self.spec.get_init_inputs()) if hasattr(self.spec, "get_init_inputs") else []
-        if self.cls_name != "Model" or self.submission != self.spec_path:
+        if os.path.realpath(self.submission) != os.path.realpath(self.spec_path):
             with open(self.submission, "rb") as f:
                 self.source = f.read()
             mpath = os.path.join(os.path.dirname(self.submission), "manifest.json")
@@ -243,9 +243,9 @@ class Target:
         if msg:
             return OUT_LOAD_ERROR, msg
         try:
-            model.cuda(self.device)  # buffers and anything not bound (parameters are the harness's)
+            model.to(self.device)  # buffers and anything not bound (parameters are the harness's)
         except BaseException as e:
-            return OUT_LOAD_ERROR, "%s.cuda(): %s" % (self.cls_name, _exc_line(e))
+            return OUT_LOAD_ERROR, "%s.to(cuda): %s" % (self.cls_name, _exc_line(e))
         self.model = model
         self.args = [t for _, t in self.inputs]
         torch.cuda.synchronize()

@@ -125,7 +125,7 @@ class TestExtract(unittest.TestCase):
             self.assertTrue(c["static"], c)
         one = r["calls"][0]["norm"]
         self.assertEqual(one["cpp_sources"], ["a\nb\nc", "int f1() { return 256; }"])
-        self.assertTrue(one["cuda_sources"][0].startswith("#include <cuda_runtime.h>\n__global__"))
+        self.assertTrue(one["cuda_sources"][0].startswith("#include <cuda_runtime.h>\n\n__global__"))
         self.assertTrue(one["cuda_sources"][0].endswith("// tail"))
         self.assertIn("x[threadIdx.x] *= 256", one["cuda_sources"][0])
         self.assertEqual(r["calls"][1]["norm"]["cuda_sources"], ["#include <cuda_runtime.h> y"])
@@ -491,7 +491,7 @@ class TestBuild(unittest.TestCase):
         """)
         key = loadinline.source_key(loadinline.normalize_call(
             ("scale_ext", "\n".join(["#include <vector>", body.strip()])),
-            {"functions": {"scale_add": "scale then add one"}, "extra_cflags": ["-O2"], "verbose": False}))
+            {"functions": {"scale_add": "scale then add one"}, "extra_cflags": ["-O3"], "verbose": False}))
         self.assertEqual(e["key"], key)
         # cache hit
         m2, out2 = self.build(src, os.path.join(self.d, "again"))
@@ -510,7 +510,7 @@ class TestBuild(unittest.TestCase):
                 }}
             ''')
             m = load_inline("scale_ext", "\\n".join(["#include <vector>", body.strip()]),
-                            functions={{"scale_add": "scale then add one"}}, extra_cflags=["-O2"],
+                            functions={{"scale_add": "scale then add one"}}, extra_cflags=["-O3"],
                             build_directory=tempfile.mkdtemp(dir={self.d!r}))
             print(m.scale_add(torch.ones(3), 2.0).tolist())
         """)
