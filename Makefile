@@ -89,7 +89,7 @@ LIBKBOPS := $(LIBD)/libkbops.so
 LIBKBRUNNER := $(LIBD)/libkbrunner.so
 
 CPU_STAGES := compile aggregate h5get
-GPU_STAGES := sanity-check baseline-time verify-distributions memory-profile
+GPU_STAGES := sanity-check baseline-time verify-distributions memory-profile fidelity
 GPU_TOOLS := runner gpuinfo
 BENCHES := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
 STAGE_BINS := $(CPU_STAGES:%=$(BIN)/kb-%) $(GPU_STAGES:%=$(BIN)/kb-%) $(GPU_TOOLS:%=$(BIN)/kb-%) \
@@ -181,6 +181,11 @@ SUBS ?= $(BUILD)/sub
 STAMPS := $(BUILD)/stamps/$(PROTOCOL)
 KB_GIT_REV ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 export KB_GIT_REV
+# the .py kind: the interpreter with torch, the Python runner, the problems' .py specs
+PYTHON ?= python3
+export KB_PYTHON := $(PYTHON)
+export KB_PYRUNNER := $(abspath py/kbpy/runner.py)
+export KB_PROBLEMS_DIR := $(abspath problems)
 
 ALL_MODELS := $(sort $(patsubst submissions/%/,%,$(dir $(wildcard submissions/*/level*))))
 ifneq ($(MODEL),)
@@ -192,15 +197,29 @@ else
 MODELS := $(ALL_MODELS)
 endif
 
-SUB_SRC := $(sort $(foreach m,$(MODELS),$(wildcard $(LEVELS:%=submissions/$(m)/%/*/*.cu))))
-CELLS := $(patsubst submissions/%.cu,%,$(SUB_SRC))
+# Two kinds of sample: sK.cu (the C ABI) and sK.py (KernelBench format, taken unchanged).
+SUB_CU := $(sort $(foreach m,$(MODELS),$(wildcard $(LEVELS:%=submissions/$(m)/%/*/*.cu))))
+SUB_PY := $(sort $(foreach m,$(MODELS),$(wildcard $(LEVELS:%=submissions/$(m)/%/*/*.py))))
+SUB_SRC := $(SUB_CU) $(SUB_PY)
+CELLS := $(sort $(patsubst submissions/%.cu,%,$(SUB_CU)) $(patsubst submissions/%.py,%,$(SUB_PY)))
+BOTH_KINDS := $(filter $(patsubst submissions/%.cu,%,$(SUB_CU)),$(patsubst submissions/%.py,%,$(SUB_PY)))
+ifneq ($(BOTH_KINDS),)
+$(error these samples exist as both .cu and .py: $(BOTH_KINDS:%=submissions/%.{cu,py}); a sample is one file: rename one (e.g. s5.py))
+endif
+# Anything else in a problem's submission directory would be silently left out: refuse it.
+STRAY := $(filter-out $(SUB_SRC) %/manifest.csv %/README.md,$(sort $(foreach m,$(MODELS),$(wildcard $(LEVELS:%=submissions/$(m)/%/*/*)))))
+ifneq ($(STRAY),)
+$(error files that are not samples: $(STRAY). A sample is submissions/<model>/levelN/NNN_name/sK.cu or sK.py; move the rest elsewhere)
+endif
+# the file the runner loads: the .cu's object, or the .py's snapshot beside its extensions
+cell_sub = $(SUBS)/$1/$(if $(filter submissions/$1.py,$(SUB_PY)),kernel.py,kernel.so)
 # levelN/NNN_name of a cell, its model, its sample
 cell_problem = $(word 2,$(subst /, ,$1))/$(word 3,$(subst /, ,$1))
 cell_model = $(word 1,$(subst /, ,$1))
 cell_sample = $(word 4,$(subst /, ,$1))
 BAD_CELLS := $(strip $(foreach c,$(CELLS),$(if $(filter $(call cell_problem,$c),$(PROBLEM_IDS)),,$c)))
 ifneq ($(BAD_CELLS),)
-$(error these submissions name no problem in problems/: $(BAD_CELLS:%=submissions/%.cu). A submission goes in submissions/<model>/levelN/NNN_name/<sample>.cu, named like problems/levelN/NNN_name.cu)
+$(error these submissions name no problem in problems/: $(BAD_CELLS:%=submissions/%.*). A submission goes in submissions/<model>/levelN/NNN_name/<sample>.cu, named like problems/levelN/NNN_name.cu)
 endif
 CELL_PROBLEMS := $(sort $(foreach c,$(CELLS),$(call cell_problem,$c)))
 
@@ -246,6 +265,15 @@ $(SUBS)/%/compile.h5: submissions/%.cu $(BIN)/kb-compile $(wildcard include/kb/*
 	  --model $(call cell_model,$*) --problem $(call cell_problem,$*) --sample $(call cell_sample,$*)
 
 
+# A .py: its load_inline sources read statically (never run) and built into the sample's own
+# directory, sharing one content-addressed cache (py/kbpy/build.py).
+KBPY := $(wildcard py/kbpy/*.py)
+PY_CACHE ?= $(BUILD)/kbpy-cache
+$(SUBS)/%/compile.h5: submissions/%.py $(BIN)/kb-compile $(KBPY) $(BUILD)/stamps/compile.stamp
+	@$(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --py-cache $(PY_CACHE) --py-dir py \
+	  --src $< --out-so $(SUBS)/$*/kernel.py --out $@ \
+	  --model $(call cell_model,$*) --problem $(call cell_problem,$*) --sample $(call cell_sample,$*)
+
 # The per-sample compile records are files Make must keep (not intermediates to delete).
 .SECONDARY: $(CELLS:%=$(SUBS)/%/compile.h5)
 
@@ -253,7 +281,7 @@ $(A)/%/compile.h5: $(SUBS)/%/compile.h5
 	@mkdir -p $(@D) && cp $< $@.tmp && mv $@.tmp $@
 
 CELL_DEPS = $(A)/$$*/compile.h5 $(BUILD)/problems/$$(call cell_problem,$$*).so $(BIN)/kb-runner
-CELL_FLAGS = --problem $(BUILD)/problems/$(call cell_problem,$*).so --submission $(SUBS)/$*/kernel.so \
+CELL_FLAGS = --problem $(BUILD)/problems/$(call cell_problem,$*).so --submission $(call cell_sub,$*) \
   --compile $(A)/$*/compile.h5 --model $(call cell_model,$*) --sample $(call cell_sample,$*) --out $@
 
 $(A)/%/sanity-check.h5: $(CELL_DEPS) $(BIN)/kb-sanity-check $(STAMPS)/sanity-check.stamp
@@ -273,6 +301,10 @@ $(A)/baseline/%/baseline-time.h5: $(BUILD)/problems/%.so $(BIN)/kb-runner $(BIN)
 $(A)/baseline/%/memory-profile.h5: $(BUILD)/problems/%.so $(BIN)/kb-runner $(BIN)/kb-memory-profile $(STAMPS)/memory-profile.stamp
 	@$(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) --baseline --problem $< --out $@
 
+# PyTorch eager against the C baseline, per problem (both math modes, both timers, one process).
+$(A)/baseline/%/fidelity.h5: $(BUILD)/problems/%.so problems/%.py $(BIN)/kb-runner $(LIBKBRUNNER) $(KBPY) $(BIN)/kb-fidelity $(STAMPS)/baseline-time.stamp
+	@$(BIN)/kb-fidelity $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --spec problems/$*.py --out $@
+
 # ---- what to make ----------------------------------------------------------------------------------
 GPU_CELL_STAGES := sanity-check verify-distributions memory-profile
 COMPILE_ARTIFACTS := $(CELLS:%=$(A)/%/compile.h5)
@@ -284,7 +316,11 @@ TABLES_DIR ?= $(A)/tables
 PLOTS_DIR ?= plots/$(PROTOCOL)
 TABLES := $(TABLES_DIR)/summary.csv
 
-.PHONY: all compile baselines cells report plots-check
+.PHONY: all compile baselines cells report plots-check fidelity
+FIDELITY_ARTIFACTS := $(PROBLEM_IDS:%=$(A)/baseline/%/fidelity.h5)
+# fidelity.csv (and its figure) from the per-problem artifacts
+fidelity: $(FIDELITY_ARTIFACTS) $(BIN)/kb-h5get
+	@bash tools/fidelity-csv.sh $(A) $(TABLES_DIR)/fidelity.csv $(PLOTS_DIR)
 all: $(TABLES)
 compile: $(COMPILE_ARTIFACTS)
 baselines: $(BASELINE_ARTIFACTS)
