@@ -233,7 +233,7 @@ static int compile_py(const char *src, const char *out_py, const char *out, cons
     else if (!strcmp(status, "ok"))
         outcome = KB_OUT_OK, detail[0] = '\0';
     else if (!strcmp(status, "unsupported"))
-        outcome = KB_OUT_UNSUPPORTED, snprintf(detail, sizeof detail, "%s", reason);
+        outcome = KB_OUT_UNSUPPORTED, snprintf(detail, sizeof detail, "%s", unsupported[0] ? unsupported : reason);
     else
         snprintf(detail, sizeof detail, "%s", reason[0] ? reason : "build failed");
     int built = outcome == KB_OUT_OK;

@@ -70,6 +70,12 @@ static void record(kb_h5w *w, const char *g, const profile *pf, uint64_t residen
     kb_h5w_attr_i64(w, g, "n_failed", pf->mem.n_failed);
     kb_h5w_attr_i64(w, g, "largest_failed_bytes", pf->mem.largest_failed);
     kb_h5w_attr_i64(w, g, "ctx_peak_bytes", pf->mem.ctx_peak_bytes);
+    /* a .py target: PyTorch's allocator's own peak (torch.cuda.max_memory_allocated, the paper's
+     * figure) beside the accounting of every device allocation above; -1 for other kinds */
+    kb_h5w_attr_i64(w, g, "torch_alloc_extra_bytes", pf->mem.alloc_peak_bytes);
+    kb_h5w_attr_i64(w, g, "torch_alloc_peak_bytes",
+                    pf->mem.alloc_peak_bytes >= 0 ? (int64_t)resident + pf->mem.alloc_peak_bytes : -1);
+    kb_h5w_attr_i64(w, g, "torch_alloc_first_call_extra_bytes", pf->mem.alloc_first_call_peak_bytes);
     char cg[256];
     snprintf(cg, sizeof cg, "%s/calls", g);
     kb_record_calls(w, cg, pf->calls, (size_t)pf->n_calls);

@@ -119,6 +119,7 @@ int main(int argc, char **argv)
     snprintf(detail, sizeof detail, "%s", ready.detail);
     unsigned flags = strict ? (KB_CHECK_POISON | KB_CHECK_INPUT_HASH | KB_CHECK_MAGNITUDE) : 0;
     int n_pass = 0, n_skip = 0, n_fail = 0, escapes = 0, thread_growth = 0, inputs_changed = 0;
+    int py_calls = 0, py_ext_called = 0; /* a .py target: calls noted, and whether any called its extension */
     int n_out = (int)p->n_outputs < KB_MAX_OUTPUTS ? (int)p->n_outputs : KB_MAX_OUTPUTS;
     for (size_t d = 0; d < nd && d < MAX_DISTS && outcome == KB_OUT_OK; d++) {
         kb_draw in = dists[d].inputs;
@@ -152,6 +153,12 @@ int main(int argc, char **argv)
                 thread_growth++;
             if (c->inputs_changed)
                 inputs_changed++;
+        }
+        int ec;
+        if (sscanf(c->call.called.note, "ext_calls=%d", &ec) == 1) {
+            py_calls++;
+            if (ec > 0)
+                py_ext_called = 1;
         }
         dpass[d] = ok;
         if (ok) {
@@ -300,6 +307,11 @@ int main(int argc, char **argv)
                 append(text, sizeof text, "host threads left running after the call");
                 append(reason, sizeof reason, "threads");
             }
+            if (py_calls > 0 && !py_ext_called) {
+                append(text, sizeof text, "no custom kernel: forward never called a function of its own extension "
+                                          "(a PyTorch rewrite or a fallback)");
+                append(reason, sizeof reason, "no custom kernel called");
+            }
             if (!strcmp(verdict, "rejected")) {
                 char t[600];
                 snprintf(t, sizeof t, "symbol scan rejected the object (%s)", reasons);
@@ -334,6 +346,7 @@ int main(int argc, char **argv)
     kb_h5w_attr_i64(w, "/probes", "thread_growth_calls", thread_growth);
     kb_h5w_attr_i64(w, "/probes", "inputs_changed_draws", inputs_changed);
     kb_h5w_attr_i64(w, "/probes", "stale_cache", stale);
+    kb_h5w_attr_i64(w, "/probes", "py_ext_called", py_calls ? py_ext_called : -1);
     kb_h5w_attr_i64(w, "/probes", "precision_downgrade", downgrade);
     kb_h5w_attr_f64(w, "/probes", "precision_distance_ratio", precision_ratio);
     {
