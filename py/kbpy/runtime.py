@@ -110,6 +110,39 @@ def _exc_line(e):
     return s[:480]
 
 
+def install_prebuilt(manifest, base, counter):
+    """Replaces torch.utils.cpp_extension.load_inline (and load) by a loader of the extensions
+    the compile stage built (manifest.json in `base`): the same call finds its extension by the
+    key of its arguments; an unknown one is a RuntimeBuild (the runner never builds); a failed
+    build raises as torch would (a file may catch it and fall back). Calls of the returned
+    module's functions are counted in counter[0]."""
+    import torch.utils.cpp_extension as cpp
+    built = {e["key"]: e for e in manifest.get("extensions", [])}
+
+    def load_inline(*args, **kwargs):
+        norm = loadinline.normalize_call(args, kwargs)
+        key = loadinline.source_key(norm)
+        e = built.get(key)
+        if e is None:
+            raise RuntimeBuild("runtime_build: load_inline(name=%r) with sources the compile stage did not "
+                               "see (computed at run time?); the runner never builds" % norm.get("name"))
+        if e.get("status") != "ok":
+            raise RuntimeError("Error building extension '%s': %s" % (e.get("name"), e.get("reason", "")))
+        so = os.path.join(base, e["so"])
+        loader = importlib.machinery.ExtensionFileLoader(e["name"], so)
+        spec = importlib.util.spec_from_file_location(e["name"], so, loader=loader)
+        mod = importlib.util.module_from_spec(spec)
+        loader.exec_module(mod)
+        return _CountingModule(mod, counter)
+
+    def load(*args, **kwargs):
+        raise RuntimeBuild("runtime_build: torch.utils.cpp_extension.load() of source files is not supported; "
+                           "use load_inline")
+
+    cpp.load_inline = load_inline
+    cpp.load = load
+
+
 class Target:
     def __init__(self, submission, spec, cls, problem_id):
         self.submission = submission  # DIR/kernel.py (the compile stage's snapshot) or the spec
@@ -186,36 +219,7 @@ class Target:
         return mod
 
     def _patch_cpp_extension(self):
-        import torch.utils.cpp_extension as cpp
-        built = {}
-        for e in self.manifest.get("extensions", []):
-            built[e["key"]] = e
-        base = os.path.dirname(self.submission)
-        counter = self.ext_calls
-
-        def load_inline(*args, **kwargs):
-            norm = loadinline.normalize_call(args, kwargs)
-            key = loadinline.source_key(norm)
-            e = built.get(key)
-            if e is None:
-                raise RuntimeBuild("runtime_build: load_inline(name=%r) with sources the compile stage did not "
-                                   "see (computed at run time?); the runner never builds" % norm.get("name"))
-            if e.get("status") != "ok":
-                # as torch would: the build failed (a file may catch this and fall back)
-                raise RuntimeError("Error building extension '%s': %s" % (e.get("name"), e.get("reason", "")))
-            so = os.path.join(base, e["so"])
-            loader = importlib.machinery.ExtensionFileLoader(e["name"], so)
-            spec = importlib.util.spec_from_file_location(e["name"], so, loader=loader)
-            mod = importlib.util.module_from_spec(spec)
-            loader.exec_module(mod)
-            return _CountingModule(mod, counter)
-
-        def load(*args, **kwargs):
-            raise RuntimeBuild("runtime_build: torch.utils.cpp_extension.load() of source files is not supported; "
-                               "use load_inline")
-
-        cpp.load_inline = load_inline
-        cpp.load = load
+        install_prebuilt(self.manifest, os.path.dirname(self.submission), self.ext_calls)
 
     # ---- inside the sandbox -----------------------------------------------------------------------
     def load(self):
