@@ -351,6 +351,31 @@ def check_includes(paths, tc):
             raise FlagError("extra_include_paths", p)
 
 
+INCLUDE_RE = re.compile(r"^[ \t]*(?:#|%:)[ \t]*(include|include_next|import|embed)\b[ \t]*(.*)$", re.M)
+
+
+def check_source_reads(text, tc):
+    """The compilers run as uid 65534, which still reads world-readable files; a source may only
+    #include <...>/"..." names inside the include trees (no absolute path outside them, no '..', no
+    computed #include) and may not .incbin a file into its object. Returns a reason or None."""
+    t = text.replace("\\\r\n", "").replace("\\\n", "")
+    t = re.sub(r"/\*.*?\*/", " ", t, flags=re.S)
+    roots = _include_roots(tc)
+    for m in INCLUDE_RE.finditer(t):
+        arg = re.sub(r"//.*", "", m.group(2)).strip()
+        mm = re.fullmatch(r'<([^<>]*)>|"([^"]*)"', arg)
+        if not mm:
+            return f"#{m.group(1)} {arg[:80]}: computed or malformed include not allowed"
+        name = mm.group(1) if mm.group(1) is not None else mm.group(2)
+        if ".." in name.replace("\\", "/").split("/"):
+            return f"#{m.group(1)} {arg[:80]}: '..' in an include path not allowed"
+        if name.startswith("/") and not _inc_ok(name, roots):
+            return f"#{m.group(1)} {arg[:80]}: include outside the torch/CUDA/Python include trees not allowed"
+    if re.search(r"\.incbin\b|\bincbin\b", t):
+        return ".incbin (reads a file into the object) not allowed"
+    return None
+
+
 # ------------------------------------------------------------------------------------------------
 # commands: the same as torch 2.11's build.ninja for this extension (see _write_ninja_file_to_build_library)
 
@@ -595,6 +620,10 @@ def build_extension(cache, tc, norm, module, out_dir, key, deadline, jobs, use_p
     except FlagError as e:
         ext.update(status="compile_error", reason=str(e))
         return ext
+    bad = check_source_reads(main_cpp + "\n" + (cuda_cu or ""), tc)
+    if bad:
+        ext.update(status="compile_error", reason=f"source not allowed: extension '{norm['name']}': {bad}")
+        return ext
     pch_dir = None
     if use_pch and not norm["no_implicit_headers"]:
         try:
@@ -753,6 +782,10 @@ def build_sample(src, out_dir, cache, timeout=600.0, arch="9.0", jobs=2, python=
         else:
             try:
                 prelim_check(call["norm"], ptc)
+                mc, cu = loadinline.generate_sources(call["norm"])
+                bad = check_source_reads(mc + "\n" + (cu or ""), ptc)
+                if bad:
+                    reason = f"source not allowed: extension '{call['name']}': {bad}"
             except FlagError as e:
                 reason = str(e)
         if reason and not call["guarded"]:

@@ -399,12 +399,13 @@ class TestTorchEquivalence(unittest.TestCase):
             def fake(name, sources, *a, **k):
                 captured["sources"] = sources
                 return None
+            norm = loadinline.normalize_call(args, kw)   # torch mutates a list it is given
             ce._jit_compile = fake
             try:
-                ce.load_inline(*args, build_directory=bd, **kw)
+                import copy
+                ce.load_inline(*copy.deepcopy(args), build_directory=bd, **copy.deepcopy(kw))
             finally:
                 ce._jit_compile = orig
-            norm = loadinline.normalize_call(args, kw)
             cpp, cu = loadinline.generate_sources(norm)
             with open(os.path.join(bd, "main.cpp")) as f:
                 self.assertEqual(f.read(), cpp)
@@ -541,12 +542,34 @@ class TestBuild(unittest.TestCase):
         self.assertIn("this_does_not_exist", m["reason"])
         shutil.rmtree(d)
 
-    @unittest.skipUnless(os.geteuid() == 0, "the compilers run as uid 65534 only when the build runs as root")
     def test_4_cannot_read_shadow(self):
         m, _ = self.build(os.path.join(FIX, "read_secret.py"))
         self.assertEqual(m["status"], "compile_error")
-        self.assertIn("/etc/shadow", m["reason"])
-        self.assertIn("Permission denied", m["reason"])
+        self.assertEqual(m["reason"], "source not allowed: extension 'secret_ext': #include \"/etc/shadow\": "
+                                      "include outside the torch/CUDA/Python include trees not allowed")
+
+    @unittest.skipUnless(os.geteuid() == 0, "the compilers run as uid 65534 only when the build runs as root")
+    def test_4b_compilers_run_as_nobody(self):
+        d = mktmp()
+        tc = build.toolchain(self.cache, "9.0", sys.executable)
+        res, ok = build.run_steps([[("pp", [tc["cxx_path"], "-E", "-x", "c++", "/etc/shadow"]),
+                                    ("id", ["id", "-u"])]], d, tc, 1e18, 2, os.path.join(d, "log"))
+        out = {r["what"]: r for r in res}
+        self.assertNotEqual(out["pp"]["rc"], 0)
+        self.assertIn("Permission denied", out["pp"]["out"])
+        self.assertEqual(out["id"]["out"].strip(), "65534")
+        shutil.rmtree(d)
+
+    def test_4c_timeout(self):
+        d = mktmp()
+        tc = build.toolchain(self.cache, "9.0", sys.executable)
+        import time as _t
+        t0 = _t.monotonic()
+        with self.assertRaises(build.Timeout):
+            build.run_steps([[("sleep", ["sh", "-c", "sleep 30 & sleep 30"])]], d, tc, _t.monotonic() + 1, 1,
+                            os.path.join(d, "log"))
+        self.assertLess(_t.monotonic() - t0, 10)
+        shutil.rmtree(d)
 
     def test_5_concurrent_same_key(self):
         d = mktmp()
