@@ -794,11 +794,11 @@ def build_sample(src, out_dir, cache, timeout=600.0, arch="9.0", jobs=2, python=
                                       "so": None, "cached": False, "wall_s": 0.0, "core_s": 0.0, "steps": [],
                                       "log": None, "functions": []})
             return finish("compile_error", reason)
-    if not any(c["static"] and not c["error"] for c in rep["calls"]):
-        tc = None
-    tc = toolchain(cache, arch, python or os.environ.get("KB_PYTHON") or sys.executable)
-    man["toolchain"] = tc["hash"]
-    if _is_root():
+    tc = None
+    if any(c["static"] and not c["error"] for c in rep["calls"]):
+        tc = toolchain(cache, arch, python or os.environ.get("KB_PYTHON") or sys.executable)
+        man["toolchain"] = tc["hash"]
+    if tc and _is_root():
         bad = _other_traversable(cache)
         if bad:
             raise Infra(f"the cache {cache} is not reachable by uid {NOBODY} ({bad} lacks o+x): "
