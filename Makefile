@@ -183,7 +183,7 @@ KB_GIT_REV ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 export KB_GIT_REV
 # the .py kind: the interpreter with torch, the Python runner, the problems' .py specs
 PYTHON ?= python3
-export KB_PYTHON := $(PYTHON)
+export KB_PYTHON := $(or $(shell command -v $(PYTHON) 2>/dev/null),$(PYTHON))
 export KB_PYRUNNER := $(abspath py/kbpy/runner.py)
 export KB_PROBLEMS_DIR := $(abspath problems)
 

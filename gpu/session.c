@@ -36,6 +36,7 @@ struct kb_session {
     kb_warden *warden;     /* answers the sandboxed child's opens (lib/kb_sandbox.h) */
     char sandbox_mode[96];
     char py_spec[4096];    /* a .py target: the problem's spec */
+    char py_runner[4096];  /* ... and py/kbpy/runner.py */
 };
 
 const kb_problem *kb_session_problem(const kb_session *s) { return s->p; }
@@ -178,7 +179,7 @@ static int attach_warden(kb_session *s, const void *msg, size_t len, kb_msg_stat
         reads[n++] = cuda;
     /* a .py target: the interpreter's files, and the sample's build directory (its snapshot,
      * manifest and extensions) and the problem's spec instead of one object */
-    char subdir[4096] = "", spec[4096] = "";
+    char subdir[4096] = "", spec[4096] = "", kbpy[4096] = "";
     int py = kb_submission_is_py(s->o.submission_so);
     if (py) {
         for (size_t i = 0; i < n_py_reads && n < 62; i++)
@@ -191,13 +192,24 @@ static int attach_warden(kb_session *s, const void *msg, size_t len, kb_msg_stat
         }
         if (!realpath(s->py_spec, spec))
             spec[0] = '\0';
+        /* the harness's own Python package (py/kbpy): Python reads its sources for tracebacks
+         * and warnings; nothing in it is secret */
+        if (realpath(s->py_runner, kbpy)) {
+            char *sl = strrchr(kbpy, '/');
+            if (sl && sl != kbpy)
+                *sl = '\0';
+        } else {
+            kbpy[0] = '\0';
+        }
     }
     reads[n] = NULL;
-    const char *allow[] = {py ? (subdir[0] ? subdir : NULL) : (sub[0] ? sub : NULL), spec[0] ? spec : NULL, NULL};
-    if (!allow[0]) {
-        allow[0] = allow[1];
-        allow[1] = NULL;
-    }
+    const char *cand[] = {py ? subdir : sub, spec, kbpy};
+    const char *allow[4];
+    size_t na = 0;
+    for (size_t i = 0; i < 3; i++)
+        if (cand[i][0])
+            allow[na++] = cand[i];
+    allow[na] = NULL;
     const char *deny[] = {cwd[0] ? cwd : NULL, NULL};
     kb_sandbox_policy pol = {reads, kb_sandbox_default_devices(), allow, deny};
     kb_err err = {0};
@@ -411,6 +423,7 @@ kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb
         const char *pd = getenv("KB_PROBLEMS_DIR"), *pr = getenv("KB_PYRUNNER");
         snprintf(s->py_spec, sizeof s->py_spec, "%s/%s.py", pd && pd[0] ? pd : "problems", s->p->id);
         snprintf(pyrunner, sizeof pyrunner, "%s", pr && pr[0] ? pr : "py/kbpy/runner.py");
+        snprintf(s->py_runner, sizeof s->py_runner, "%s", pyrunner);
         snprintf(lib, sizeof lib, "%s", o->runner);
         char *slash = strrchr(lib, '/');
         snprintf(slash ? slash + 1 : lib, sizeof lib - (slash ? (size_t)(slash + 1 - lib) : 0), "../lib/libkbrunner.so");

@@ -143,5 +143,25 @@ elif [ "$phase" = check ]; then
             echo "$mode ${f#/tmp/a-$mode/paper/}: $(build/bin/kb-h5get "$f" / outcome) | $(build/bin/kb-h5get "$f" / sandbox)"
         done
     done
+elif [ "$phase" = py1 ]; then
+    # session 4 (issue #11): the .py kind's first run: the interpreter, the builds on 16 cores
+    # (cold cache), one cell of each kind by hand with the warden's audit, fidelity of two
+    # problems, then the paper pipeline of demo-kernelbench in the time left
+    python3 -c 'import sys, torch, sysconfig; print(sys.executable, torch.__version__, torch.version.cuda, sysconfig.get_paths()["include"])'
+    which ninja nvcc; ls "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h"
+    rm -rf build/kbpy-cache build/sub/demo-kernelbench
+    t make -j"$J" compile MODEL=demo-kernelbench > "$OUT/compile-py.log" 2>&1; grep "^\[compile" "$OUT/compile-py.log"
+    tail -30 "$OUT/compile-py.log" | grep -v "^\[compile"
+    tar czf "$OUT/sub-manifests.tgz" $(find build/sub/demo-kernelbench -name manifest.json -o -name build.log) 2>/dev/null
+    c=demo-kernelbench/level1/019_relu/s0
+    KB_SANDBOX_AUDIT=1 lim build/bin/kb-sanity-check --runner build/bin/kb-runner --problem build/problems/level1/019_relu.so \
+        --submission build/sub/$c/kernel.py --compile build/sub/$c/compile.h5 --model demo-kernelbench --sample s0 --out /tmp/sc.h5
+    grep -v "sandbox: allow" /tmp/sc.h5.log | tail -30; grep -c "sandbox: allow" /tmp/sc.h5.log
+    grep "sandbox: " /tmp/sc.h5.log | grep -v allow | head; build/bin/kb-h5get /tmp/sc.h5 --dataset /trials/calls/note | head -3
+    for p in level1/019_relu level1/001_square_matmul; do
+        lim build/bin/kb-fidelity --runner build/bin/kb-runner --problem build/problems/$p.so --spec problems/$p.py --out /tmp/fid-${p#level1/}.h5 || tail -30 /tmp/fid-${p#level1/}.h5.log
+    done
+    reserve=20 lim make -j8 cells MODEL=demo-kernelbench PROTOCOL=paper > "$OUT/cells-paper.log" 2>&1; grep "^\[" "$OUT/cells-paper.log" | tail -70
+    tar czf "$OUT/artifacts-py1.tgz" artifacts/paper/demo-kernelbench /tmp/fid-*.h5* /tmp/sc.h5* 2>/dev/null
 fi
 echo "== done in $(( $(date +%s) - start )) s"

@@ -103,7 +103,8 @@ class _CountingModule:
 
 def _exc_line(e):
     s = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[0] if str(e).strip() else "")
-    tb = traceback.extract_tb(e.__traceback__)
+    # no source lines: looking them up would open files, inside the sandbox
+    tb = traceback.StackSummary.extract(traceback.walk_tb(e.__traceback__), lookup_lines=False)
     here = [f for f in tb if f.filename.endswith("kernel.py")]
     if here:
         s += " (kernel.py line %d)" % here[-1].lineno
