@@ -82,7 +82,9 @@ typedef struct kb_sandbox_policy {
                                            readable by everyone: mode o+r) */
     const char *const *device_prefixes; /* character devices that may be opened read-write (the
                                            driver's /dev/nvidia*), never created or truncated */
-    const char *const *allow_files;     /* readable whatever the rest says (the submission) */
+    const char *const *allow_files;     /* readable whatever the rest says (the submission; for a
+                                           .py, its sample directory and its problem's spec): a
+                                           file, or a directory and its tree */
     const char *const *deny_prefixes;   /* never (the repository, the artifacts) */
 } kb_sandbox_policy;
 

@@ -76,7 +76,7 @@ int kb_sandbox_judge(const kb_sandbox_policy *p, const char *path, int flags, un
         return 1;
     }
     for (const char *const *a = p->allow_files; a && *a; a++)
-        if (!strcmp(path, *a))
+        if (under(path, *a)) /* the path itself, or inside it if it is a directory */
             return 0;
     if (any_under(path, p->deny_prefixes)) {
         snprintf(reason, rlen, "read of the repository or the artifacts");

@@ -335,7 +335,7 @@ static void test_flags_only(void **state)
 static void test_judge(void **state)
 {
     (void)state;
-    const char *allow[] = {"/work/repo/build/sub/m/level1/x/s0/kernel.so", NULL};
+    const char *allow[] = {"/work/repo/build/sub/m/level1/x/s0/kernel.so", "/work/repo/build/sub/m/level1/y/s1", NULL};
     const char *deny[] = {"/work/repo", NULL};
     kb_sandbox_policy p = {kb_sandbox_default_reads(), kb_sandbox_default_devices(), allow, deny};
     const struct {
@@ -353,6 +353,12 @@ static void test_judge(void **state)
         {"/etc/ld.so.cache", O_RDONLY, S_IFREG | 0644, 0},
         {"/work/repo/Makefile", O_RDONLY, S_IFREG | 0644, 1},
         {"/work/repo/build/sub/m/level1/x/s0/kernel.so", O_RDONLY, S_IFREG | 0644, 0},
+        {"/work/repo/build/sub/m/level1/x/s0/kernel.so.map", O_RDONLY, S_IFREG | 0644, 1}, /* a file is not a tree */
+        /* a .py sample's directory: its snapshot and extensions, not its neighbours */
+        {"/work/repo/build/sub/m/level1/y/s1/ext/k/e.so", O_RDONLY, S_IFREG | 0644, 0},
+        {"/work/repo/build/sub/m/level1/y/s1", O_RDONLY | O_DIRECTORY, S_IFDIR | 0755, 0},
+        {"/work/repo/build/sub/m/level1/y/s10/kernel.py", O_RDONLY, S_IFREG | 0644, 1},
+        {"/work/repo/build/sub/m/level1/y/s1/ext/k/e.so", O_WRONLY, S_IFREG | 0644, 1},
         {"/dev/nvidiactl", O_RDWR, S_IFCHR | 0666, 0},
         {"/dev/nvidia0", O_RDWR | O_TRUNC, S_IFCHR | 0666, 1},
         {"/dev/nvidia-fake", O_RDWR, S_IFREG | 0666, 1},          /* a file named like a device */
