@@ -155,6 +155,8 @@ def _stat_sig(path):
 
 
 def toolchain(cache, arch, python):
+    # a bare name is resolved on the caller's PATH, not on the compilers' clean one
+    python = shutil.which(python) or python
     tdir = _torch_dir(python)
     if not tdir:
         raise Infra(f"torch not importable by {python}: install it (pip install torch)")
