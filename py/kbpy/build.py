@@ -511,6 +511,16 @@ def run_steps(steps, cwd, tc, deadline, jobs, log_path):
                                     "rc": p.returncode, "out": out.decode("utf-8", "replace")})
                     if p.returncode != 0:
                         failed = True
+                        # the build has failed: its sibling compile is wasted work
+                        for opid in list(running):
+                            try:
+                                os.killpg(opid, signal.SIGKILL)
+                            except ProcessLookupError:
+                                pass
+                            os.wait4(opid, 0)
+                            running[opid][0].returncode = -signal.SIGKILL
+                            del running[opid]
+                        break
                 if time.monotonic() > deadline:
                     for pid, (p, *_r) in running.items():
                         try:
@@ -518,6 +528,7 @@ def run_steps(steps, cwd, tc, deadline, jobs, log_path):
                         except ProcessLookupError:
                             pass
                         os.wait4(pid, 0)
+                        p.returncode = -signal.SIGKILL
                     log.write(b"build timed out\n")
                     raise Timeout()
                 if not done_any and running:
