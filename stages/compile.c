@@ -275,10 +275,10 @@ static int compile_py(const char *src, const char *out_py, const char *out, cons
     for (size_t i = 0; i < n_ext; i++)
         if (strcmp(ext[i].status, "ok"))
             failed_guarded = 1;
-    if (built && !custom)
+    if (built && guard && failed_guarded)
+        snprintf(extra, sizeof extra, "pytorch_fallback"); /* its extension failed; it runs PyTorch instead */
+    else if (built && !custom)
         snprintf(extra, sizeof extra, "%s", n_ext ? "no_custom_kernel" : "pure_pytorch");
-    else if (built && guard && failed_guarded)
-        snprintf(extra, sizeof extra, "pytorch_fallback");
 
     kb_h5w *w = kb_artifact_begin(out, "compile", cell, cfg, err);
     if (!w) {

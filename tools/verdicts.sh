@@ -48,7 +48,7 @@ row() { # model problem sample mechanism es ep est rs rp rst
         echo "REASON $cell ($4): strict reason lacks '${10}': $(reason strict "$cell")" >&2; bad=1
     fi
 }
-for model in demo-hacks demo-naive demo-libs; do
+for model in demo-hacks demo-naive demo-libs demo-kernelbench; do
     m=submissions/$model/manifest.csv
     [ -f "$m" ] || { echo "no $m" >&2; bad=1; continue; }
     while IFS=, read -r problem sample mech es ep est rs rp rst rest; do
