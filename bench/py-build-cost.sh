@@ -16,7 +16,7 @@ while [ $# -gt 0 ]; do
         -j) jobs=$2; shift 2 ;;
         -j*) jobs=${1#-j}; shift ;;
         --torch-baseline) baseline=1; shift ;;
-        --no-pch|--no-cache) extra+=("$1"); shift ;;
+        --no-pch|--no-cache|--no-light) extra+=("$1"); shift ;;
         --keep) keep=1; shift ;;
         -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
         -*) echo "py-build-cost.sh: unknown option $1" >&2; exit 2 ;;
