@@ -163,5 +163,32 @@ elif [ "$phase" = py1 ]; then
     done
     reserve=20 lim make -j8 cells MODEL=demo-kernelbench PROTOCOL=paper > "$OUT/cells-paper.log" 2>&1; grep "^\[" "$OUT/cells-paper.log" | tail -70
     tar czf "$OUT/artifacts-py1.tgz" artifacts/paper/demo-kernelbench /tmp/fid-*.h5* /tmp/sc.h5* 2>/dev/null
+elif [ "$phase" = py2 ]; then
+    # issue #11: cold builds of every .py on 16 cores (the build-cost figures), demo-kernelbench
+    # through both protocols, the two .py faults, the verdict table
+    rm -rf build/kbpy-cache build/sub/demo-kernelbench /tmp/kb-fault-*
+    t make -j"$J" compile MODEL=demo-kernelbench > "$OUT/compile-py.log" 2>&1; grep "^\[compile" "$OUT/compile-py.log"
+    for f in build/sub/demo-kernelbench/level1/*/*/compile.h5; do
+        echo "$(build/bin/kb-h5get $f / core_s) $(build/bin/kb-h5get $f / wall_s) ${f#build/sub/}"
+    done > "$OUT/build-cost.txt"
+    awk '$1 > 1 { print $1 }' "$OUT/build-cost.txt" | sort -g | awk '{ a[NR] = $1 } END { printf "build cost: %d built samples, median %.1f core-s, p90 %.1f core-s\n", NR, (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2), a[int(0.9 * NR + 0.999)] }'
+    tar czf "$OUT/manifests.tgz" $(find build/sub/demo-kernelbench -name manifest.json) 2>/dev/null
+    reserve=330 lim make -j8 cells MODEL=demo-kernelbench PROTOCOL=paper > "$OUT/cells-paper.log" 2>&1; grep "^\[" "$OUT/cells-paper.log" | grep -v compile
+    F=artifacts/paper/demo-faults/level1/019_relu
+    reserve=290 lim make $F/s18/sanity-check.h5 $F/s19/sanity-check.h5 2>&1 | grep "^\[" ; ls /tmp/kb-fault-* 2>&1
+    for s in s18 s19; do echo "fault $s: $(build/bin/kb-h5get $F/$s/sanity-check.h5 / outcome) | $(build/bin/kb-h5get $F/$s/sanity-check.h5 / outcome_detail | cut -c1-200)"; done
+    a=artifacts/paper/demo-kernelbench/level1/019_relu
+    echo "default-stream known duration: s2 $(build/bin/kb-h5get $a/s2/sanity-check.h5 /timing/kernel reported_ms) ms, s0 $(build/bin/kb-h5get $a/s0/sanity-check.h5 /timing/kernel reported_ms) ms"
+    reserve=25 lim make -j8 cells MODEL=demo-kernelbench PROTOCOL=strict > "$OUT/cells-strict.log" 2>&1; grep "^\[" "$OUT/cells-strict.log" | grep -v compile
+    tools/verdicts.sh artifacts "$OUT/verdicts.csv" 2>&1 | grep -v "^model" | grep -i "kernelbench\|verdicts" | head -40
+    tar czf "$OUT/artifacts-py2.tgz" artifacts/paper/demo-kernelbench artifacts/strict/demo-kernelbench artifacts/paper/demo-faults 2>/dev/null
+elif [ "$phase" = py3 ]; then
+    # issue #11: the fidelity report (12 problems, both modes, both timers) and the three-way timing
+    reserve=200 lim make fidelity > "$OUT/fidelity.log" 2>&1; grep "^\[fid\|fidelity\|above" "$OUT/fidelity.log"
+    cp artifacts/paper/tables/fidelity.csv plots/paper/fidelity.png plots/paper/fidelity.svg "$OUT/" 2>/dev/null
+    t make -j"$J" compile MODEL=demo-kernelbench > /dev/null 2>&1
+    t make -j"$J" compile MODEL=demo-tuned > /dev/null 2>&1; t make -j"$J" compile MODEL=demo-naive > /dev/null 2>&1
+    reserve=10 lim bench/three-way.sh "$OUT/three-way.csv"
+    tar czf "$OUT/fidelity-artifacts.tgz" artifacts/paper/baseline/*/*/fidelity.h5 2>/dev/null
 fi
 echo "== done in $(( $(date +%s) - start )) s"

@@ -130,8 +130,9 @@ def install_prebuilt(manifest, base, counter):
         if e.get("status") != "ok":
             raise RuntimeError("Error building extension '%s': %s" % (e.get("name"), e.get("reason", "")))
         so = os.path.join(base, e["so"])
-        loader = importlib.machinery.ExtensionFileLoader(e["name"], so)
-        spec = importlib.util.spec_from_file_location(e["name"], so, loader=loader)
+        module = e.get("module", e["name"])  # torch versions a repeated name: name_v1
+        loader = importlib.machinery.ExtensionFileLoader(module, so)
+        spec = importlib.util.spec_from_file_location(module, so, loader=loader)
         mod = importlib.util.module_from_spec(spec)
         loader.exec_module(mod)
         return _CountingModule(mod, counter)
