@@ -392,6 +392,9 @@ help:
 	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Knobs (config.mk): MODEL PROTOCOL TAU STD_TRIALS TIMER WARMUP TRIALS NOISE MIN_SAMPLES MAX_SAMPLES"
 	@echo "  MAX_TIME SEED CALL_TIMEOUT COMPILE_TIMEOUT GPUS LEVELS ARTIFACTS DEPS_PREFIX SAN"
+	@echo "  PYTHON (the interpreter with torch, for sK.py submissions and make fidelity; default python3)"
+	@echo "  PY_CACHE (the .py builds' shared cache: precompiled header, objects by content; default build/kbpy-cache)"
+	@echo "Targets: fidelity (the C baselines against PyTorch eager: tables/fidelity.csv and its figure)"
 
 ifneq ($(filter all cells compile baselines report,$(MAKECMDGOALS)),)
 $(info kb: PROTOCOL=$(PROTOCOL) TIMER=$(TIMER) TAU=$(TAU) MODEL=$(or $(MODEL),<all>) models=[$(MODELS)] cells=$(words $(CELLS)) problems=$(words $(PROBLEM_IDS)) artifacts=$(A) GPUS=$(GPUS) rev=$(KB_GIT_REV))

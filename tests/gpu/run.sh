@@ -6,6 +6,9 @@
 #   3. the verdict table of the hack zoo and demo-naive asserted against the manifest
 #      (tools/verdicts.sh), and the fault table of demo-faults (tools/faults.sh)
 #   4. kill -9 / resume of the GPU stages (tests/kill_resume.sh)
+#   5. the KernelBench-format kind: demo-kernelbench is among the models of step 2 and the verdict
+#      table of step 3; here also the default-stream probe (019_relu s2 = s0 + a 2.0 ms spin on the
+#      legacy default stream: our timer must see it) and the fidelity report (make fidelity)
 # Set GPU_SUITE_SKIP_PIPELINE=1 to check an existing artifacts tree (ARTIFACTS) without re-running.
 set -uo pipefail
 : "${BUILD:=build}"
@@ -29,6 +32,13 @@ tools/verdicts.sh "$ART" "$ART/verdicts.csv" || fail=1
 step "faults (demo-faults manifest), both protocols"
 tools/faults.sh "$ART/paper" "$ART/faults.csv" || fail=1
 tools/faults.sh "$ART/strict" "$ART/faults-strict.csv" || fail=1
+step "default-stream work is timed (demo-kernelbench 019_relu s2 - s0 = 2.0 ms)"
+a="$ART/paper/demo-kernelbench/level1/019_relu"
+t2=$($BUILD/bin/kb-h5get "$a/s2/sanity-check.h5" /timing/kernel reported_ms 2>/dev/null || echo nan)
+t0=$($BUILD/bin/kb-h5get "$a/s0/sanity-check.h5" /timing/kernel reported_ms 2>/dev/null || echo nan)
+awk -v a="$t2" -v b="$t0" 'BEGIN { d = a - b; printf "s2 %s ms, s0 %s ms: difference %.3f ms\n", a, b, d; exit !(d > 1.9 && d < 2.1) }' || fail=1
+step "fidelity of the C baselines against PyTorch eager"
+make --no-print-directory fidelity ARTIFACTS="$ART" || fail=1
 step "kill -9 / resume of the GPU stages"
 MAKEARGS="MODEL=demo-relu-hack PROTOCOL=paper" KILL_MIN=2 KILL_MAX=8 tests/kill_resume.sh cells || fail=1
 echo
