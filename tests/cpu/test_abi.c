@@ -109,8 +109,8 @@ static void test_outcome_names(void **state)
     const char *want[KB_OUT__COUNT] = {"ok",         "wrong_answer",  "cuda_error",    "crash",
                                        "timeout",    "out_of_memory", "exited",        "sandbox_violation",
                                        "bad_return", "compile_error", "load_error",    "rejected",
-                                       "no_submission", "harness_error"};
-    KBT_CHECK(KB_OUT__COUNT == 14, "%d outcomes, the artifact format has 14", (int)KB_OUT__COUNT);
+                                       "no_submission", "harness_error", "unsupported"};
+    KBT_CHECK(KB_OUT__COUNT == 15, "%d outcomes, the artifact format has 15", (int)KB_OUT__COUNT);
     for (int i = 0; i < KB_OUT__COUNT; i++) {
         KBT_CHECK(!strcmp(kb_outcome_name((kb_outcome)i), want[i]), "outcome %d is \"%s\", want \"%s\"", i,
                   kb_outcome_name((kb_outcome)i), want[i]);
