@@ -76,6 +76,10 @@ typedef struct kb_sample_rec {
     int calls_library;        /* /symbols @calls_library (1/0; -1 unknown) */
     char flags[256];          /* /symbols @reasons: comma-separated flag/reject categories */
     char scan_verdict[16];    /* /symbols @verdict */
+    char kind[16];            /* compile.h5 @submission_kind: "py" for a KernelBench-format file, else "cu" */
+    char libraries[64];       /* /symbols @libraries: vendor libraries its object(s) import ("cublas") */
+    char torch_libs[64];      /* a .py: library calls through PyTorch ops in its first call
+                                 ("cublas=1 cudnn=0", from sanity-check /trials/calls/note) */
     char compile_outcome[32]; /* @outcome; "" if missing */
     /* sanity-check.h5 */
     int std_correct;          /* @correct == 1 (1), 0, -1 missing */

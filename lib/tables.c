@@ -398,6 +398,10 @@ static void load_compile(const char *dir, kb_sample_rec *s, kb_notes *notes)
     s->calls_library = (int)attr_i64(r, "/symbols", "calls_library", -1);
     attr_str(r, "/symbols", "reasons", s->flags, sizeof s->flags);
     attr_str(r, "/symbols", "verdict", s->scan_verdict, sizeof s->scan_verdict);
+    attr_str(r, "/symbols", "libraries", s->libraries, sizeof s->libraries);
+    attr_str(r, "/", "submission_kind", s->kind, sizeof s->kind);
+    if (!s->kind[0])
+        snprintf(s->kind, sizeof s->kind, "cu"); /* records from before the .py kind */
     kb_h5r_close(r);
 }
 
@@ -418,6 +422,18 @@ static void load_sanity(const char *dir, kb_sample_rec *s, kb_notes *notes)
     s->trials_passed = (int)attr_i64(r, "/", "trials_passed", ran ? -1 : 0);
     if (ran && attr_i64(r, "/", "timed", 0) == 1)
         s->kernel_ms = attr_f64(r, "/timing/kernel", "reported_ms", NAN);
+    {
+        /* a .py: the library calls its forward made through PyTorch ops (the first call's note) */
+        char **notes_v = NULL;
+        size_t nn = 0;
+        if (ran && kb_h5r_strv(r, "/trials/calls/note", &notes_v, &nn, NULL) == 0) {
+            const char *c = nn ? strstr(notes_v[0], "cublas=") : NULL;
+            const char *e = c ? strstr(c, " ops=") : NULL;
+            if (c)
+                snprintf(s->torch_libs, sizeof s->torch_libs, "%.*s", e ? (int)(e - c) : 40, c);
+            kb_h5r_free_strv(notes_v, nn);
+        }
+    }
     /* The tolerance the standard check needs (kb_gate). */
     s->std_tau_req = INFINITY;
     s->std_complete = 0;
@@ -1263,7 +1279,8 @@ static int write_cells(const kb_report *r, const char *dir, kb_err *err)
                                  "scan_verdict",   "flags",         "calls_library", "sanity",     "standard_correct",
                                  "trials_run",     "trials_passed", "std_tau_req", "kernel_ms",    "verify",
                                  "hidden_pass",    "verified",      "reason",      "dists_failed", "hid_tau_req",
-                                 "memory",         "peak_bytes",    "speedup_fp32", "speedup_tf32"};
+                                 "memory",         "peak_bytes",    "speedup_fp32", "speedup_tf32", "kind",
+                                 "libraries",      "torch_op_libraries"};
     c_header(&o, cols, sizeof cols / sizeof cols[0]);
     for (size_t m = 0; m < d->n_models; m++)
         for (size_t p = 0; p < d->n_problems; p++) {
@@ -1297,6 +1314,9 @@ static int write_cells(const kb_report *r, const char *dir, kb_err *err)
                 c_num(&o, s->peak_bytes);
                 c_num(&o, kb_ratio(pr->base_ms[KB_BASE_FP32], s->kernel_ms));
                 c_num(&o, kb_ratio(pr->base_ms[KB_BASE_TF32], s->kernel_ms));
+                c_str(&o, s->kind);
+                c_str(&o, s->libraries);
+                c_str(&o, s->torch_libs);
                 c_end(&o);
             }
         }
