@@ -473,6 +473,7 @@ int main(int argc, char **argv)
         return kb_stage_fail("compile", &err);
     }
     kb_h5w_attr_str(w, "/", "source", src);
+    kb_h5w_attr_str(w, "/", "submission_kind", "cu");
     kb_h5w_attr_i64(w, "/", "compiled", built);
     kb_h5w_attr_f64(w, "/", "wall_s", res.wall_s);
     kb_h5w_attr_str(w, "/", "nvcc_status", status);
