@@ -228,8 +228,21 @@ static int compile_py(const char *src, const char *out_py, const char *out, cons
     kb_describe_status(&res, st, sizeof st);
     kb_outcome outcome = KB_OUT_COMPILE_ERROR;
     char detail[1200];
-    if (!got)
-        snprintf(detail, sizeof detail, "the .py builder failed (%s): see /build/log", st);
+    if (!got) {
+        /* not the submission's failure: say what the builder said last */
+        char last[600] = "";
+        for (const char *q = res.output; q && *q;) {
+            const char *e = strchr(q, '\n');
+            size_t l = e ? (size_t)(e - q) : strlen(q);
+            if (l > 0 && strncmp(q, "kbpy.build exited", 17))
+                snprintf(last, sizeof last, "%.*s", (int)(l < sizeof last - 1 ? l : sizeof last - 1), q);
+            q = e ? e + 1 : NULL;
+        }
+        /* no record: the next make retries once the cause is fixed */
+        kb_errf(err, KB_EXIT_FAIL, "the .py builder failed (%s) on %s%s%s", st, src, last[0] ? ": " : "", last);
+        kb_cmd_result_free(&res);
+        return -1;
+    }
     else if (!strcmp(status, "ok"))
         outcome = KB_OUT_OK, detail[0] = '\0';
     else if (!strcmp(status, "unsupported"))

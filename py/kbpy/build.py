@@ -582,6 +582,7 @@ def ensure_pch(cache, tc, cxx_cmd, deadline, steps_out):
             for r in res:
                 steps_out.append({k2: r[k2] for k2 in ("what", "wall_s", "core_s", "cmd")})
             if not ok:
+                os.makedirs(os.path.join(cache, "pch"), exist_ok=True)
                 _atomic_write(os.path.join(cache, "pch", k + ".failed"), res[-1]["out"][-4000:])
                 return None
             for n in os.listdir(tmp):
@@ -849,6 +850,14 @@ def build_sample(src, out_dir, cache, timeout=600.0, arch="9.0", jobs=2, python=
         if bad:
             raise Infra(f"the cache {cache} is not reachable by uid {NOBODY} ({bad} lacks o+x): "
                         "put it under a world-traversable directory")
+        # the compilers run as uid 65534: torch's headers, Python's and CUDA's must be readable by it
+        for what, d in (("torch", tc.get("torch_dir")), ("Python's headers", tc.get("python_include")),
+                        ("the CUDA toolkit", tc.get("cuda_home"))):
+            bad = _other_traversable(d) if d and os.path.exists(d) else None
+            if bad:
+                raise Infra(f"{what} at {d} is not readable by uid {NOBODY}, as which the builder runs the "
+                            f"compilers when started as root ({bad} lacks o+x): install it where everyone can "
+                            "read it (e.g. a venv under /opt), or run as an ordinary user")
     names_seen = {}
     keys_done = {}
     for call in rep["calls"]:
