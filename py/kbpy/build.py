@@ -850,9 +850,9 @@ def build_sample(src, out_dir, cache, timeout=600.0, arch="9.0", jobs=2, python=
         if bad:
             raise Infra(f"the cache {cache} is not reachable by uid {NOBODY} ({bad} lacks o+x): "
                         "put it under a world-traversable directory")
-        # the compilers run as uid 65534: torch's headers, Python's and CUDA's must be readable by it
-        for what, d in (("torch", tc.get("torch_dir")), ("Python's headers", tc.get("python_include")),
-                        ("the CUDA toolkit", tc.get("cuda_home"))):
+        # the compilers run as uid 65534: torch's headers and CUDA's must be readable by it (Python's
+        # are copied into the cache when they are not: _python_include)
+        for what, d in (("torch", tc.get("torch_dir")), ("the CUDA toolkit", tc.get("cuda_home"))):
             bad = _other_traversable(d) if d and os.path.exists(d) else None
             if bad:
                 raise Infra(f"{what} at {d} is not readable by uid {NOBODY}, as which the builder runs the "
