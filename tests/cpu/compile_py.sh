@@ -35,4 +35,16 @@ check submissions/demo-faults/level1/019_relu/s19.py compile_error "flag not all
 check "$tmp/nomodel.py" compile_error "ModelNew" ""
 check "$tmp/syntax.py" compile_error "syntax error" ""
 [ -e /tmp/kb-fault-s19 ] && { echo "FAIL: s19 wrote /tmp/kb-fault-s19"; fail=1; }
+# the builder itself failing is the harness's problem, not the sample's: a stage error, no record
+# (so that make retries once it is fixed), with what went wrong
+o=$tmp/broken
+if KB_PYTHON=/nonexistent/python3 $B/bin/kb-compile --src submissions/demo-kernelbench/level1/019_relu/s0.py \
+        --out-so "$o/kernel.py" --out "$o/compile.h5" --model m --problem level1/019_relu --sample s0 \
+        --py-cache "$tmp/cache" > "$o.log" 2>&1; then
+    echo "FAIL: kb-compile succeeded without a Python"; fail=1
+elif [ -e "$o/compile.h5" ] || ! grep -q "the .py builder failed" "$o.log"; then
+    echo "FAIL: a builder failure left a record or no message: $(tail -2 "$o.log")"; fail=1
+else
+    echo "ok: no Python: stage error, no record ($(grep -o 'the .py builder failed.*' "$o.log" | cut -c1-80))"
+fi
 exit $fail
