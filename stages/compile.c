@@ -384,8 +384,11 @@ int main(int argc, char **argv)
     kb_config_defaults(&cfg, KB_PROTO_PAPER);
     kb_err err = {0};
     int pr = kb_stage_parse(argc, argv,
-                            "kb-compile: build one submission sample with nvcc and record the result.\n"
-                            "Usage: kb-compile --src S.cu --out-so K.so --out compile.h5 --model M --problem P --sample S",
+                            "kb-compile: build one submission sample and record the result: a .cu with nvcc; a .py\n"
+                            "(KernelBench format) by kbpy.build under $KB_PYTHON (its load_inline sources read statically,\n"
+                            "never run; docs/py-build.md).\n"
+                            "Usage: kb-compile --src S.cu --out-so K.so --out compile.h5 --model M --problem P --sample S\n"
+                            "       kb-compile --src S.py --out-so DIR/kernel.py --out compile.h5 --model M --problem P --sample S",
                             opts, sizeof opts / sizeof opts[0], &cfg, &err);
     if (pr == 1)
         return 0;
