@@ -90,7 +90,7 @@ int main(int argc, char **argv)
         {"problem", &problem_so, NULL, "* the problem's shared object"},
         {"out", &out, NULL, "* the artifact (memory-profile.h5)"},
         {"baseline", NULL, &baseline, "profile the problem's reference (both math modes) instead of a sample"},
-        {"submission", &submission, NULL, "the sample's shared object (unless --baseline)"},
+        {"submission", &submission, NULL, "the sample from kb-compile: its shared object, or a .py's DIR/kernel.py (unless --baseline)"},
         {"compile", &compile_h5, NULL, "the sample's compile.h5 (unless --baseline)"},
         {"model", &model, NULL, "model name (unless --baseline)"},
         {"sample", &sample, NULL, "sample name (unless --baseline)"},

@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     const char *runner = "build/bin/kb-runner", *gpus = "0", *log = NULL, *sanity_h5 = NULL;
     kb_opt opts[] = {
         {"problem", &problem_so, NULL, "* the problem's shared object"},
-        {"submission", &submission, NULL, "* the sample's shared object (from kb-compile)"},
+        {"submission", &submission, NULL, "* the sample from kb-compile: its shared object, or a .py's DIR/kernel.py"},
         {"compile", &compile_h5, NULL, "* the sample's compile.h5"},
         {"out", &out, NULL, "* the artifact (verify-distributions.h5)"},
         {"model", &model, NULL, "* model name"},
