@@ -81,15 +81,24 @@ static size_t parse_ptxas(const char *log, kernel_info *k, size_t cap)
 }
 
 /* The symbol scan of the built object(s) under /symbols: imports with their category, severity
- * and rule, exports, needed libraries, the verdict, a one-line list of the flagged and rejected
- * categories (`reasons`, plus `extra`: reasons found otherwise, e.g. a .py file's "no custom
- * kernel", which make the verdict "rejected"), and whether it calls a vendor library. */
-static void write_symbols(kb_h5w *w, int built, const kb_elf_syms *syms, const char **cats, const char **sevs,
-                          const char **why, const char *extra, char *reasons, size_t rlen)
+ * and rule (lib/scan.c), exports, needed libraries, the verdict, a one-line list of the flagged
+ * and rejected categories (`reasons`, plus `extra`: reasons found otherwise, e.g. a .py file's
+ * "no custom kernel", which make the verdict "rejected"), and which vendor libraries it calls.
+ * Returns the verdict's severity. */
+static kb_severity write_symbols(kb_h5w *w, int built, const kb_elf_syms *syms, const char *extra, char *reasons,
+                                 size_t rlen)
 {
+    size_t n = built ? syms->n_imports : 0;
+    const char **cats = calloc(n + 1, sizeof *cats), **sevs = calloc(n + 1, sizeof *sevs),
+               **why = calloc(n + 1, sizeof *why);
+    if (!cats || !sevs || !why)
+        n = 0;
     kb_severity worst = KB_SEV_NONE;
-    for (size_t i = 0; built && cats && i < syms->n_imports; i++) {
+    for (size_t i = 0; i < n; i++) {
         const kb_scan_rule *r = kb_scan_match(syms->imports[i]);
+        cats[i] = r ? r->category : "";
+        sevs[i] = kb_severity_name(r ? r->severity : KB_SEV_NONE);
+        why[i] = r ? r->why : "";
         if (r && r->severity > worst)
             worst = r->severity;
     }
@@ -97,16 +106,17 @@ static void write_symbols(kb_h5w *w, int built, const kb_elf_syms *syms, const c
         worst = KB_SEV_REJECT;
     kb_h5w_group(w, "/symbols");
     kb_h5w_strv(w, "/symbols/imports", (const char *const *)syms->imports, syms->n_imports);
-    kb_h5w_strv(w, "/symbols/category", cats ? cats : (const char *[]){NULL}, cats ? syms->n_imports : 0);
-    kb_h5w_strv(w, "/symbols/severity", sevs ? sevs : (const char *[]){NULL}, sevs ? syms->n_imports : 0);
-    kb_h5w_strv(w, "/symbols/why", why ? why : (const char *[]){NULL}, why ? syms->n_imports : 0);
+    static const char *none[1] = {NULL};
+    kb_h5w_strv(w, "/symbols/category", n ? cats : none, n);
+    kb_h5w_strv(w, "/symbols/severity", n ? sevs : none, n);
+    kb_h5w_strv(w, "/symbols/why", n ? why : none, n);
     kb_h5w_strv(w, "/symbols/exports", (const char *const *)syms->exports, syms->n_exports);
     kb_h5w_strv(w, "/symbols/needed", (const char *const *)syms->needed, syms->n_needed);
     kb_h5w_attr_str(w, "/symbols", "verdict", built ? kb_scan_verdict_name(worst) : "none");
     reasons[0] = '\0';
     if (extra && extra[0])
         snprintf(reasons, rlen, "%s", extra);
-    for (size_t i = 0; built && cats && i < syms->n_imports; i++) {
+    for (size_t i = 0; i < n; i++) {
         const kb_scan_rule *r = kb_scan_match(syms->imports[i]);
         if (!r || r->severity < KB_SEV_FLAG || strstr(reasons, r->category))
             continue;
@@ -133,11 +143,15 @@ static void write_symbols(kb_h5w *w, int built, const kb_elf_syms *syms, const c
             library = 1;
         }
     }
-    for (size_t i = 0; built && cats && i < syms->n_imports; i++)
+    for (size_t i = 0; i < n; i++)
         if (!strcmp(cats[i], "library"))
             library = 1;
     kb_h5w_attr_i64(w, "/symbols", "calls_library", library);
     kb_h5w_attr_str(w, "/symbols", "libraries", libs);
+    free(cats);
+    free(sevs);
+    free(why);
+    return worst;
 }
 
 /* A KernelBench-format file: kbpy.build reads its load_inline sources statically (it never runs
@@ -262,9 +276,7 @@ static int compile_py(const char *src, const char *out_py, const char *out, cons
         }
     kb_elf_syms all = {calloc(n_imp + 1, sizeof(char *)), 0, calloc(n_exp + 1, sizeof(char *)), 0,
                        calloc(n_need + 1, sizeof(char *)), 0};
-    const char **cats = calloc(n_imp + 1, sizeof *cats), **sevs = calloc(n_imp + 1, sizeof *sevs),
-               **why = calloc(n_imp + 1, sizeof *why);
-    if (!all.imports || !all.exports || !all.needed || !cats || !sevs || !why) {
+    if (!all.imports || !all.exports || !all.needed) {
         kb_cmd_result_free(&res);
         return kb_errf(err, KB_EXIT_FAIL, "out of memory");
     }
@@ -275,12 +287,6 @@ static int compile_py(const char *src, const char *out_py, const char *out, cons
             all.exports[all.n_exports++] = per[i].exports[j];
         for (size_t j = 0; j < per[i].n_needed; j++)
             all.needed[all.n_needed++] = per[i].needed[j];
-    }
-    for (size_t i = 0; i < all.n_imports; i++) {
-        const kb_scan_rule *r = kb_scan_match(all.imports[i]);
-        cats[i] = r ? r->category : "";
-        sevs[i] = kb_severity_name(r ? r->severity : KB_SEV_NONE);
-        why[i] = r ? r->why : "";
     }
     /* what the file is, beyond its symbols: no kernel of its own, or one it may silently replace */
     char extra[256] = "";
@@ -343,7 +349,7 @@ static int compile_py(const char *src, const char *out_py, const char *out, cons
     }
     kb_h5w_group(w, "/kernels");
     char reasons[2048];
-    write_symbols(w, built, &all, cats, sevs, why, extra, reasons, sizeof reasons);
+    write_symbols(w, built, &all, extra, reasons, sizeof reasons);
     int rc = kb_artifact_finish(w, outcome, detail, err);
     printf("[compile      ] %-14s %-28s %-3s %s%s%s (%.1f s, %.1f core-s)%s%s\n", cell->model, cell->problem,
            cell->sample, outcome == KB_OUT_OK ? "ok" : kb_outcome_name(outcome), detail[0] ? ": " : "", detail,
@@ -353,9 +359,6 @@ static int compile_py(const char *src, const char *out_py, const char *out, cons
     free(all.imports);
     free(all.exports);
     free(all.needed);
-    free(cats);
-    free(sevs);
-    free(why);
     kb_cmd_result_free(&res);
     return rc;
 }
@@ -450,8 +453,6 @@ int main(int argc, char **argv)
         snprintf(detail, sizeof detail, "nvcc: %s", status);
 
     kb_elf_syms syms = {0};
-    kb_severity worst = KB_SEV_NONE;
-    const char **cats = NULL, **sevs = NULL, **why = NULL;
     if (built) {
         if (kb_elf_read(out_so, &syms, &err) != 0) {
             kb_cmd_result_free(&res);
@@ -466,17 +467,6 @@ int main(int argc, char **argv)
             snprintf(detail, sizeof detail,
                      "the object does not export kb_forward (define `int kb_forward(const kb_args *)` after including "
                      "<kb/submission.h>, which gives it C linkage)");
-        }
-        cats = calloc(syms.n_imports + 1, sizeof *cats);
-        sevs = calloc(syms.n_imports + 1, sizeof *sevs);
-        why = calloc(syms.n_imports + 1, sizeof *why);
-        for (size_t i = 0; i < syms.n_imports && cats; i++) {
-            const kb_scan_rule *r = kb_scan_match(syms.imports[i]);
-            cats[i] = r ? r->category : "";
-            sevs[i] = kb_severity_name(r ? r->severity : KB_SEV_NONE);
-            why[i] = r ? r->why : "";
-            if (r && r->severity > worst)
-                worst = r->severity;
         }
     }
     kernel_info kernels[MAX_KERNELS];
@@ -523,7 +513,7 @@ int main(int argc, char **argv)
 #undef COL
     }
     char reasons[2048] = "";
-    write_symbols(w, built, &syms, cats, sevs, why, NULL, reasons, sizeof reasons);
+    kb_severity worst = write_symbols(w, built, &syms, NULL, reasons, sizeof reasons);
 
     int rc = kb_artifact_finish(w, outcome, detail, &err);
     printf("[compile      ] %-14s %-28s %-3s %s %s (%.1f s)%s%s\n", model, problem, sample,
@@ -533,9 +523,6 @@ int main(int argc, char **argv)
         /* the first lines of the compiler's complaint, for the impatient */
         fprintf(stderr, "%.*s\n", (int)(res.output_len < 1500 ? res.output_len : 1500), res.output);
     }
-    free(cats);
-    free(sevs);
-    free(why);
     kb_elf_free(&syms);
     kb_cmd_result_free(&res);
     if (rc != 0)
