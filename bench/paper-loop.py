@@ -10,7 +10,6 @@ prints: paper_loop_ms <mean> <n>
 import json
 import os
 import sys
-import types
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "py"))
 import torch  # noqa: E402
@@ -18,21 +17,13 @@ import torch  # noqa: E402
 from kbpy import runtime  # noqa: E402
 
 
-def load(path, name):
-    mod = types.ModuleType(name)
-    mod.__file__ = path
-    with open(path) as f:
-        exec(compile(f.read(), path, "exec"), mod.__dict__)
-    return mod
-
-
 def main(argv):
     d, spec_path = argv[1], argv[2]
     trials = int(argv[3]) if len(argv) > 3 else 100
     with open(os.path.join(d, "manifest.json")) as f:
         runtime.install_prebuilt(json.load(f), d, [0])
-    spec = load(spec_path, "spec")
-    sub = load(os.path.join(d, "kernel.py"), "sub")
+    spec = runtime.exec_file(spec_path, "spec")
+    sub = runtime.exec_file(os.path.join(d, "kernel.py"), "sub")
     torch.manual_seed(42)
     model = sub.ModelNew(*spec.get_init_inputs()).cuda()
     torch.manual_seed(42)

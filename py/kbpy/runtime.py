@@ -111,6 +111,18 @@ def _exc_line(e):
     return s[:480]
 
 
+def exec_file(path, modname, source=None):
+    """The Python file at `path` (or `source`, read from it before) executed as module `modname`."""
+    if source is None:
+        with open(path, "rb") as f:
+            source = f.read()
+    mod = types.ModuleType(modname)
+    mod.__file__ = path
+    sys.modules[modname] = mod
+    exec(compile(source, path, "exec"), mod.__dict__)
+    return mod
+
+
 def install_prebuilt(manifest, base, counter):
     """Replaces torch.utils.cpp_extension.load_inline (and load) by a loader of the extensions
     the compile stage built (manifest.json in `base`): the same call finds its extension by the
@@ -179,7 +191,7 @@ class Target:
             (self.outputs if is_out else self.params if role == ROLE_PARAM else self.inputs).append((name, t))
         self._warm()
         # the problem's spec (our own file): its get_init_inputs, and its Model for the baseline
-        self.spec = self._exec_file(self.spec_path, "kb_spec")
+        self.spec = exec_file(self.spec_path, "kb_spec")
         self.init_inputs = list(self.spec.get_init_inputs()) if hasattr(self.spec, "get_init_inputs") else []
         if os.path.realpath(self.submission) != os.path.realpath(self.spec_path):
             with open(self.submission, "rb") as f:
@@ -232,16 +244,6 @@ class Target:
                                        torch.zeros(4, device=self.device), training=True)
         torch.cuda.synchronize()
 
-    def _exec_file(self, path, modname, source=None):
-        if source is None:
-            with open(path, "rb") as f:
-                source = f.read()
-        mod = types.ModuleType(modname)
-        mod.__file__ = path
-        sys.modules[modname] = mod
-        exec(compile(source, path, "exec"), mod.__dict__)
-        return mod
-
     def _patch_cpp_extension(self):
         install_prebuilt(self.manifest, os.path.dirname(self.submission), self.ext_calls)
 
@@ -252,7 +254,7 @@ class Target:
             if self.source is None:
                 mod = self.spec
             else:
-                mod = self._exec_file(self.submission, "kb_submission", self.source)
+                mod = exec_file(self.submission, "kb_submission", self.source)
         except RuntimeBuild as e:
             return OUT_LOAD_ERROR, str(e)
         except BaseException as e:  # SystemExit included: the file's top level is its own
