@@ -407,8 +407,9 @@ def prelim_tc():
             "python_include": sysconfig.get_path("include")}
 
 
-def commands(tc, module, norm, pch_dir=None):
-    """{'cxx': argv, 'nvcc': argv or None, 'link': argv} to run in the build dir; raises FlagError."""
+def commands(tc, module, norm, pch_dir=None, light=None):
+    """{'cxx': argv, 'nvcc': argv or None, 'link': argv} to run in the build dir; raises FlagError.
+    light: the light build's directories (ensure_light), put first on both include paths."""
     with_cuda = loadinline.effective_with_cuda(norm)
     ccf_raw = [f.strip() for f in norm["extra_cuda_cflags"]]
     cf, ccf, ldf = prelim_check(norm, tc)
@@ -420,6 +421,8 @@ def commands(tc, module, norm, pch_dir=None):
     for p in sys_inc:
         common += ["-isystem", p]
     pch = ["-I" + pch_dir, "-Winvalid-pch"] if pch_dir else []
+    shadow = ["-I" + light["shadow"]] if light else []
+    common = shadow + common
     cxx = [tc["cxx_path"]] + pch + common + ["-fPIC", "-std=c++17"] + cf + ["-c", "main.cpp", "-o", "main.o"]
     objs = ["main.o"]
     nvcc = None
@@ -558,11 +561,20 @@ def first_error(results, tmpdir):
 # ------------------------------------------------------------------------------------------------
 # the PCH for main.cpp's #include <torch/extension.h>
 
-def ensure_pch(cache, tc, cxx_cmd, deadline, steps_out):
+def ensure_pch(cache, tc, cxx_cmd, deadline, steps_out, light=None):
+    """The directory holding torch/extension.h and its .gch for main.cpp's flags (or, with light,
+    kbpy_light_main.h and its .gch), built once under a lock; None when gcc cannot build it."""
     sig = pch_flags_sig(cxx_cmd)
-    k = _sha(tc["hash"], json.dumps(sig))[:24]
+    if light:
+        rel, text = LIGHT_MAIN, light["main_header"]
+        k = _sha(tc["hash"], json.dumps(sig), LIGHT_VERSION)[:24]
+    else:
+        rel = os.path.join("torch", "extension.h")
+        with open(os.path.join(tc["torch_dir"], "include", "torch", "extension.h")) as f:
+            text = f.read()
+        k = _sha(tc["hash"], json.dumps(sig))[:24]
     d = os.path.join(cache, "pch", k)
-    gch = os.path.join(d, "torch", "extension.h.gch")
+    gch = os.path.join(d, rel + ".gch")
     if os.path.exists(gch):
         return d
     if os.path.exists(os.path.join(cache, "pch", k + ".failed")):
@@ -572,10 +584,10 @@ def ensure_pch(cache, tc, cxx_cmd, deadline, steps_out):
             return d
         tmp = _mktmp(cache)
         try:
-            os.makedirs(os.path.join(tmp, "torch"))
-            hdr = os.path.join(tc["torch_dir"], "include", "torch", "extension.h")
-            shutil.copyfile(hdr, os.path.join(tmp, "torch", "extension.h"))
-            argv = [cxx_cmd[0]] + sig + ["-x", "c++-header", "torch/extension.h", "-o", "torch/extension.h.gch"]
+            os.makedirs(os.path.dirname(os.path.join(tmp, rel)), exist_ok=True)
+            with open(os.path.join(tmp, rel), "w") as f:
+                f.write(text)
+            argv = [cxx_cmd[0]] + sig + ["-x", "c++-header", rel, "-o", rel + ".gch"]
             if _is_root():
                 _chown_tree(tmp, NOBODY, NOBODY)
             res, ok = run_steps([[("pch", argv)]], tmp, tc, deadline, 1, os.path.join(tmp, ".pch.log"))
@@ -597,6 +609,13 @@ def ensure_pch(cache, tc, cxx_cmd, deadline, steps_out):
         finally:
             if tmp:
                 shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _pch_or_none(cache, tc, cxx_cmd, deadline, steps_out, light):
+    try:
+        return ensure_pch(cache, tc, cxx_cmd, deadline, steps_out, light=light)
+    except TimeoutError:      # another build holds its lock past our deadline: compile without
+        return None
 
 
 def _mktmp(cache):
@@ -621,21 +640,156 @@ def _seal(path):
 # ------------------------------------------------------------------------------------------------
 # one extension
 
-LIGHT_RE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*[<"]torch/extension\.h[>"])', re.M)
+# The light build. nvcc parses a .cu's headers three times (cudafe++, cicc, the host compiler)
+# and torch/types.h, which every CUDA source of load_inline starts with, includes ATen/Functions.h:
+# the declarations of all 1,300 ATen operators (ATen/NativeFunctions.h likewise), most of the
+# parse. The light build compiles both sources against torch's own headers with three of them
+# shadowed, generated from torch's own files (ensure_light):
+#   ATen/Functions.h, ATen/NativeFunctions.h   torch's, with their per-operator #includes cut to
+#       the operators that torch's other headers in the closure of torch/types.h name (`base`);
+#   torch/library.h                             empty (operator registration, TORCH_LIBRARY);
+# and every operator the sources name (any identifier that is an ATen operator, comments
+# included) included by its own header ATen/ops/<op>.h, which declares all of its overloads.
+# main.cpp's torch/extension.h (the C++ frontend + torch/python.h) becomes kbpy_light_main.h
+# (torch/types.h + the pybind11 casters + wrap_pybind_function), precompiled per flag set.
+# So every name the sources can see means what it means under torch's headers; a source that
+# needs more (torch::nn, TORCH_LIBRARY, an operator only reached through a macro) fails to
+# compile and is then built again exactly as torch builds it (`light_header: "fell back"`), so
+# what builds under torch builds here and a failure carries torch's own error.
+
+LIGHT_VERSION = "light-2"
+LIGHT_MAIN = "kbpy_light_main.h"
+EXT_RE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*[<"]torch/extension\.h[>"])', re.M)
+IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+AT_NAME_RE = re.compile(r"\bat::(?:symint::)?([A-Za-z_][A-Za-z0-9_]*)")
+OPS_INC_RE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*<ATen/ops/([A-Za-z0-9_]+)\.h>[ \t]*$")
+LIGHT_PROBE = "#include <torch/types.h>\n#include <torch/csrc/utils/pybind.h>\n#include <torch/csrc/Exceptions.h>\n"
+LIGHT_MAIN_TEXT = ("/* kbpy light build of torch/extension.h for main.cpp: see py/kbpy/build.py */\n"
+                   "#pragma once\n" + LIGHT_PROBE)
 
 
-def light_cuda(cuda_cu):
-    """cuda.cu with its `#include <torch/extension.h>` replaced by `#include <torch/types.h>`
-    (what torch's implicit header already gives: Tensor, factories, TORCH_CHECK), or None if it
-    has none. torch/extension.h adds the whole C++ frontend (nn, optim, data) and pybind11, which
-    a kernel's launcher does not use, and nvcc parses it three times (cudafe++, cicc, host g++):
-    about 40 of the .cu's 70 core-seconds. A file that does use more fails this build and is
-    built again exactly as torch builds it, so what builds under torch builds here and what fails
-    under torch fails here (with torch's error)."""
-    if not cuda_cu:
+def _op_names(torch_inc):
+    """Every ATen/ops/<name>.h (the operators, and at::tensor, at::from_blob, which have no
+    dispatcher entry; an identifier naming one of the others, abs_native, costs one header)."""
+    return {n[:-2] for n in os.listdir(os.path.join(torch_inc, "ATen", "ops")) if n.endswith(".h")}
+
+
+def _cut_ops(text, keep, suffix):
+    out = []
+    for ln in text.splitlines(keepends=True):
+        m = OPS_INC_RE.match(ln.rstrip("\n"))
+        if m and m.group(1).endswith(suffix):
+            op = m.group(1)[:len(m.group(1)) - len(suffix)] if suffix else m.group(1)
+            if op not in keep:
+                continue
+        out.append(ln)
+    return "".join(out)
+
+
+def ensure_light(cache, tc, deadline):
+    """The light build's generated headers for this toolchain, made once under a lock:
+    {'dir', 'shadow', 'ops', 'base', 'main_header'}; None when they do not compile (recorded in
+    CACHE/light/<k>.failed; every build then compiles as torch does)."""
+    k = _sha(tc["hash"], LIGHT_VERSION)[:24]
+    d = os.path.join(cache, "light", k)
+    meta = os.path.join(d, "light.json")
+
+    def load():
+        with open(meta) as f:
+            m = json.load(f)
+        return {"dir": d, "shadow": os.path.join(d, "shadow"), "ops": set(m["ops"]), "base": set(m["base"]),
+                "main_header": LIGHT_MAIN_TEXT}
+    if os.path.exists(meta):
+        return load()
+    if os.path.exists(d + ".failed"):
         return None
-    light, n = LIGHT_RE.subn(r"#include <torch/types.h> /* kbpy: light build of \1 */", cuda_cu)
-    return light if n else None
+    with FileLock(cache, "light-" + k, deadline):
+        if os.path.exists(meta):
+            return load()
+        if os.path.exists(d + ".failed"):
+            return None
+        torch_inc = os.path.join(tc["torch_dir"], "include")
+        inc = []
+        for p in list(tc["includes_cuda"]) + [tc["python_include_used"]]:
+            inc += ["-isystem", p]
+        env = _env(tc, cache)
+        # the headers the light sources reach, as torch's own headers are
+        r = subprocess.run([tc["cxx_path"], "-M", "-std=c++17"] + inc + ["-x", "c++", "-"], input=LIGHT_PROBE,
+                           capture_output=True, text=True, env=env, timeout=max(10, min(600, deadline - time.monotonic())))
+        if r.returncode != 0:
+            return _light_failed(cache, d, "closure of torch/types.h: " + r.stderr[-2000:])
+        deps = {os.path.realpath(t) for t in r.stdout.replace("\\\n", " ").split()[1:] if t.endswith(".h")}
+        ops = _op_names(torch_inc)
+        ops_dir = os.path.realpath(os.path.join(torch_inc, "ATen", "ops")) + os.sep
+        fun = os.path.realpath(os.path.join(torch_inc, "ATen", "Functions.h"))
+        nat = os.path.realpath(os.path.join(torch_inc, "ATen", "NativeFunctions.h"))
+        base = set()
+        for p in sorted(deps):
+            if p.startswith(ops_dir) or p == nat:
+                continue
+            with open(p, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            if p == fun:      # its own inline helpers (at::var(self, int), ...): what they call
+                text = "".join(ln for ln in text.splitlines(keepends=True) if not OPS_INC_RE.match(ln.rstrip("\n")))
+            base.update(n for n in AT_NAME_RE.findall(text) if n in ops)
+            base.update(m.group(1) for m in map(OPS_INC_RE.match, text.splitlines()) if m and m.group(1) in ops)
+        tmp = _mktmp(cache)
+        try:
+            sh = os.path.join(tmp, "shadow")
+            os.makedirs(os.path.join(sh, "ATen"))
+            os.makedirs(os.path.join(sh, "torch"))
+            with open(fun) as f:
+                ftext = f.read()
+            with open(nat) as f:
+                ntext = f.read()
+            banner = "/* kbpy light build: torch's {} with its operator #includes cut (py/kbpy/build.py) */\n"
+            with open(os.path.join(sh, "ATen", "Functions.h"), "w") as f:
+                f.write(banner.format("ATen/Functions.h") + _cut_ops(ftext, base, ""))
+            with open(os.path.join(sh, "ATen", "NativeFunctions.h"), "w") as f:
+                f.write(banner.format("ATen/NativeFunctions.h") + _cut_ops(ntext, base, "_native"))
+            with open(os.path.join(sh, "torch", "library.h"), "w") as f:
+                f.write("/* kbpy light build: torch/library.h left out (operator registration) */\n#pragma once\n")
+            # they must compile before any build relies on them
+            r = subprocess.run([tc["cxx_path"], "-fsyntax-only", "-std=c++17", "-I" + sh] + inc + ["-x", "c++", "-"],
+                               input=LIGHT_PROBE, capture_output=True, text=True, env=env,
+                               timeout=max(10, min(600, deadline - time.monotonic())))
+            if r.returncode != 0:
+                return _light_failed(cache, d, "light headers do not compile: " + r.stderr[-3000:])
+            with open(os.path.join(tmp, "light.json"), "w") as f:
+                json.dump({"version": LIGHT_VERSION, "toolchain": tc["hash"], "base": sorted(base),
+                           "ops": sorted(ops)}, f)
+            _seal(tmp)
+            os.makedirs(os.path.join(cache, "light"), exist_ok=True)
+            os.chmod(os.path.join(cache, "light"), 0o755)
+            os.rename(tmp, d)
+            tmp = None
+        finally:
+            if tmp:
+                shutil.rmtree(tmp, ignore_errors=True)
+    return load()
+
+
+def _light_failed(cache, d, why):
+    os.makedirs(os.path.dirname(d), exist_ok=True)
+    _atomic_write(d + ".failed", why)
+    return None
+
+
+def light_sources(main_cpp, cuda_cu, light):
+    """(main.cpp, cuda.cu) for the light build, or None when main.cpp does not start with torch's
+    implicit include (no_implicit_headers)."""
+    first, _, rest = main_cpp.partition("\n")
+    if first.strip() != "#include <torch/extension.h>":
+        return None
+    named = set(IDENT_RE.findall(main_cpp)) | set(IDENT_RE.findall(cuda_cu or ""))
+    extra = "".join(f"#include <ATen/ops/{n}.h>\n" for n in sorted((named & light["ops"]) - light["base"]))
+    tag = "/* kbpy: light build of torch/extension.h */"
+    lm = f"#include <{LIGHT_MAIN}> {tag}\n" + extra + EXT_RE.sub(f"#include <{LIGHT_MAIN}> {tag}", rest)
+    lc = None
+    if cuda_cu:
+        cfirst, _, crest = cuda_cu.partition("\n")
+        lc = cfirst + "\n" + extra + EXT_RE.sub(f"#include <torch/types.h> {tag}", crest)
+    return lm, lc
 
 
 def build_extension(cache, tc, norm, module, out_dir, key, deadline, jobs, use_pch=True, use_cache=True,
@@ -656,14 +810,8 @@ def build_extension(cache, tc, norm, module, out_dir, key, deadline, jobs, use_p
     if bad:
         ext.update(status="compile_error", reason=f"source not allowed: extension '{norm['name']}': {bad}")
         return ext
-    pch_dir = None
-    if use_pch and not norm["no_implicit_headers"]:
-        try:
-            pch_dir = ensure_pch(cache, tc, base["cxx"], deadline, ext["steps"])
-        except TimeoutError:
-            pch_dir = None
-    cmds = commands(tc, module, norm, pch_dir) if pch_dir else base
-    okey = _sha(tc["hash"], json.dumps(cmds), main_cpp, cuda_cu or "", "light-1" if use_light else "")
+    okey = _sha(tc["hash"], json.dumps(base), main_cpp, cuda_cu or "", str(use_pch),
+                LIGHT_VERSION if use_light else "")
     odir = os.path.join(cache, "obj", okey)
     so_name = f"{module}.so"
 
@@ -677,7 +825,10 @@ def build_extension(cache, tc, norm, module, out_dir, key, deadline, jobs, use_p
         if cached:
             try:
                 with open(os.path.join(from_dir, "steps.json")) as f:
-                    ext["built_steps"] = json.load(f)
+                    built = json.load(f)
+                ext["built_steps"] = built.get("steps", built) if isinstance(built, dict) else built
+                if isinstance(built, dict):
+                    ext["light_header"], ext["pch"] = built.get("light_header"), built.get("pch")
             except OSError:
                 pass
 
@@ -692,47 +843,57 @@ def build_extension(cache, tc, norm, module, out_dir, key, deadline, jobs, use_p
     except TimeoutError:
         raise Timeout()
     tmp = None
+
+    def attempt(cmds, srcs, label):
+        """compile (concurrently) and link; returns ok, the step results kept in ext['steps']"""
+        for name, text in srcs:
+            with open(os.path.join(tmp, name), "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        if _is_root():
+            _chown_tree(tmp, NOBODY, NOBODY)
+        group = [("main.cpp", cmds["cxx"])] + ([("cuda.cu", cmds["nvcc"])] if cmds["nvcc"] else [])
+        res, ok = run_steps([group, [("link", cmds["link"])]], tmp, tc, deadline, jobs, log)
+        ok = ok and os.path.exists(os.path.join(tmp, so_name))
+        for r in res:
+            ext["steps"].append({"what": r["what"] + label(ok), "wall_s": r["wall_s"], "core_s": r["core_s"],
+                                 "cmd": r["cmd"]})
+        return ok, res
+
+    def pch_note(res):
+        pout = next((r["out"] for r in res if r["what"] == "main.cpp"), "")
+        return ("not used: " + pout.split("not used because", 1)[1].split("\n")[0].strip()
+                if "not used because" in pout else "used")
+
     try:
         if use_cache and os.path.exists(os.path.join(odir, so_name)):
             take(odir, True)
             return ext
         tmp = _mktmp(cache)
-        with open(os.path.join(tmp, "main.cpp"), "w", encoding="utf-8", newline="") as f:
-            f.write(main_cpp)
-        group = [("main.cpp", cmds["cxx"])]
-        light = light_cuda(cuda_cu) if (cmds["nvcc"] and use_light) else None
-        if cmds["nvcc"]:
-            with open(os.path.join(tmp, "cuda.cu"), "w", encoding="utf-8", newline="") as f:
-                f.write(light or cuda_cu)
-            group.append(("cuda.cu", cmds["nvcc"]))
-        if _is_root():
-            _chown_tree(tmp, NOBODY, NOBODY)
         log = os.path.join(tmp, "build.log")
+        srcs = [("main.cpp", main_cpp)] + ([("cuda.cu", cuda_cu)] if base["nvcc"] else [])
         try:
-            res, ok = run_steps([group, [("link", cmds["link"])]], tmp, tc, deadline, jobs, log)
-            if light:
-                ext["light_header"] = "used"
-            if light and not (ok and os.path.exists(os.path.join(tmp, so_name))):
-                # the light header lacked something the file uses: torch's own build, as torch does it
-                for r in res:
-                    ext["steps"].append({"what": r["what"] + " (light header, failed)", "wall_s": r["wall_s"],
-                                         "core_s": r["core_s"], "cmd": r["cmd"]})
-                ext["light_header"] = "fell back"
-                with open(os.path.join(tmp, "cuda.cu"), "w", encoding="utf-8", newline="") as f:
-                    f.write(cuda_cu)
-                if _is_root():
-                    _chown_tree(tmp, NOBODY, NOBODY)
-                res, ok = run_steps([[("cuda.cu", cmds["nvcc"])], [("link", cmds["link"])]], tmp, tc, deadline,
-                                    jobs, log)
-        except Timeout:
-            raise
-        if pch_dir:
-            pout = next((r["out"] for r in res if r["what"] == "main.cpp"), "")
-            ext["pch"] = "not used: " + pout.split("not used because", 1)[1].split("\n")[0].strip() \
-                if "not used because" in pout else "used"
-        for r in res:
-            ext["steps"].append({k2: r[k2] for k2 in ("what", "wall_s", "core_s", "cmd")})
-        if not ok or not os.path.exists(os.path.join(tmp, so_name)):
+            light = ensure_light(cache, tc, deadline) if use_light and not norm["no_implicit_headers"] else None
+        except (TimeoutError, subprocess.TimeoutExpired):
+            raise Timeout()
+        lsrc = light_sources(main_cpp, cuda_cu, light) if light else None
+        ok, res = False, []
+        if lsrc:
+            lpch = _pch_or_none(cache, tc, commands(tc, module, norm, light=light)["cxx"], deadline, ext["steps"],
+                                light) if use_pch else None
+            lcmds = commands(tc, module, norm, lpch, light=light)
+            ok, res = attempt(lcmds, [("main.cpp", lsrc[0])] + ([("cuda.cu", lsrc[1])] if base["nvcc"] else []),
+                              lambda good: "" if good else " (light header, failed)")
+            ext["light_header"] = "used" if ok else "fell back"
+            if ok and lpch:
+                ext["pch"] = pch_note(res)
+        if not ok:
+            # as torch builds it (a light build that failed: the source needs more of torch's headers)
+            pch_dir = None
+            if use_pch and not norm["no_implicit_headers"]:
+                pch_dir = _pch_or_none(cache, tc, base["cxx"], deadline, ext["steps"], None)
+            ok, res = attempt(commands(tc, module, norm, pch_dir) if pch_dir else base, srcs, lambda good: "")
+            ext["pch"] = pch_note(res) if pch_dir else None
+        if not ok:
             shutil.copyfile(log, os.path.join(edir, "build.log"))
             ext["log"] = os.path.relpath(os.path.join(edir, "build.log"), out_dir)
             ext.update(status="compile_error",
@@ -743,7 +904,7 @@ def build_extension(cache, tc, norm, module, out_dir, key, deadline, jobs, use_p
             if n not in keep:
                 os.unlink(os.path.join(tmp, n))
         with open(os.path.join(tmp, "steps.json"), "w") as f:
-            json.dump(ext["steps"], f)
+            json.dump({"steps": ext["steps"], "light_header": ext["light_header"], "pch": ext["pch"]}, f)
         _seal(tmp)
         if use_cache:
             os.makedirs(os.path.join(cache, "obj"), exist_ok=True)

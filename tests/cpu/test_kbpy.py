@@ -5,6 +5,7 @@ torch-dependent ones."""
 import concurrent.futures
 import importlib.util
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -482,6 +483,7 @@ class TestBuild(unittest.TestCase):
         e = m["extensions"][0]
         self.assertEqual(e["status"], "ok")
         self.assertEqual(e["pch"], "used")
+        self.assertEqual(e["light_header"], "used")
         self.assertFalse(m["custom_kernel"])       # C++ only: no __global__, no cuBLAS
         self.assertEqual(self.load(out, e)[:2], ["scale_add", "[3.0, 3.0, 3.0]"])
         # the key the runtime computes from the real call
@@ -599,13 +601,49 @@ class TestBuild(unittest.TestCase):
         self.assertEqual(os.listdir(os.path.join(self.cache, "tmp")), [])
         shutil.rmtree(d)
 
+    def test_5b_light_headers_are_torchs(self):
+        """the shadowed ATen/Functions.h is torch's, less operator #includes only; the light sources
+        name every operator the sources name"""
+        tc = build.toolchain(self.cache, "9.0", sys.executable)
+        light = build.ensure_light(self.cache, tc, 1e18)
+        self.assertIsNotNone(light)
+        for rel, suffix in (("Functions.h", ""), ("NativeFunctions.h", "_native")):
+            with open(os.path.join(tc["torch_dir"], "include", "ATen", rel)) as f:
+                real = f.read().splitlines()
+            with open(os.path.join(light["shadow"], "ATen", rel)) as f:
+                ours = f.read().splitlines()[1:]            # less the banner
+            gone = [ln for ln in real if ln not in ours]
+            self.assertGreater(len(gone), 1000)
+            self.assertTrue(all(re.fullmatch(r"#include <ATen/ops/\w+%s\.h>" % suffix, ln) for ln in gone), gone[:3])
+            self.assertEqual([ln for ln in real if ln in ours], ours)   # order kept
+        self.assertIn("empty_like", light["base"])
+        self.assertNotIn("matmul", light["base"])
+        main_cpp = "#include <torch/extension.h>\n#include <torch/extension.h>\nauto f(at::Tensor x) { return at::matmul(x, x); }"
+        cuda_cu = "#include <torch/types.h>\n#include <cuda.h>\n  # include <torch/extension.h>\n// cumsum\n"
+        lm, lc = build.light_sources(main_cpp, cuda_cu, light)
+        self.assertEqual(lm.splitlines()[:3], ["#include <kbpy_light_main.h> /* kbpy: light build of torch/extension.h */",
+                                               "#include <ATen/ops/cumsum.h>", "#include <ATen/ops/matmul.h>"])
+        self.assertNotIn("<torch/extension.h>", lm.replace("of torch/extension.h", ""))
+        self.assertEqual(lc.splitlines()[:5], ["#include <torch/types.h>", "#include <ATen/ops/cumsum.h>",
+                                               "#include <ATen/ops/matmul.h>", "#include <cuda.h>",
+                                               "#include <torch/types.h> /* kbpy: light build of torch/extension.h */"])
+        self.assertIsNone(build.light_sources("#include <vector>\n", None, light))   # no_implicit_headers
+
+    def test_5c_light_falls_back(self):
+        m, out = self.build(os.path.join(FIX, "needs_frontend.py"))
+        self.assertEqual(m["status"], "ok", m["reason"])
+        e = m["extensions"][0]
+        self.assertEqual(e["light_header"], "fell back")
+        self.assertIn("main.cpp (light header, failed)", [s["what"] for s in e["steps"]])
+        self.assertIn("frontend_relu", self.load(out, e)[0])
+
     def test_6_cuda_ext(self):
         m, out = self.build(os.path.join(FIX, "relu_ok.py"))
         self.assertEqual(m["status"], "ok", m["reason"])
         e = m["extensions"][0]
         self.assertTrue(m["custom_kernel"])
-        self.assertEqual([s["what"] for s in e["steps"] if s["what"] != "pch"], ["main.cpp", "cuda.cu", "link"]
-                         if e["steps"][0]["what"] != "cuda.cu" else ["cuda.cu", "main.cpp", "link"])
+        self.assertEqual(e["light_header"], "used")
+        self.assertEqual(sorted(s["what"] for s in e["steps"] if s["what"] != "pch"), ["cuda.cu", "link", "main.cpp"])
         self.assertIn("relu_cuda", self.load(out, e)[0])
         r = subprocess.run(["nm", "-D", "--defined-only", os.path.join(out, e["so"])], capture_output=True, text=True)
         self.assertIn("PyInit_relu_ext", r.stdout)
