@@ -18,6 +18,7 @@
 #        suite on that tree
 #   ab   the sandbox's cost side by side (bench/sandbox-ab.sh)
 #   check the sandbox mode each artifact records, with the warden and flags-only
+#   py4, py5 (issue #11, session 5): the light builds' cost, both protocols, the GPU suite
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -190,5 +191,34 @@ elif [ "$phase" = py3 ]; then
     t make -j"$J" compile MODEL=demo-tuned > /dev/null 2>&1; t make -j"$J" compile MODEL=demo-naive > /dev/null 2>&1
     reserve=10 lim bench/three-way.sh "$OUT/three-way.csv"
     tar czf "$OUT/fidelity-artifacts.tgz" artifacts/paper/baseline/*/*/fidelity.h5 2>/dev/null
+elif [ "$phase" = py4 ]; then
+    # session 5 (issue #11): cold builds of every .py with the light build, 8 builds x 2 compilers
+    # on the 16 cores (the build-cost figures), then both protocols over every model (the GPU
+    # suite's pipeline step), saved for py5
+    rm -rf build/kbpy-cache build/sub/demo-kernelbench /tmp/kb-fault-*
+    t make -j8 compile MODEL=demo-kernelbench > "$OUT/compile-py.log" 2>&1; grep "^\[compile" "$OUT/compile-py.log" | tail -3
+    for f in build/sub/demo-kernelbench/level1/*/*/compile.h5; do
+        echo "$(build/bin/kb-h5get $f / core_s) $(build/bin/kb-h5get $f / wall_s) ${f#build/sub/}"
+    done > "$OUT/build-cost.txt"
+    awk '$1 > 1 { print $1 }' "$OUT/build-cost.txt" | sort -g | awk '{ a[NR] = $1 } END { printf "build cost: %d built samples, median %.1f core-s, p90 %.1f core-s\n", NR, (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2), a[int(0.9 * NR + 0.999)] }'
+    tar czf "$OUT/manifests.tgz" $(find build/sub/demo-kernelbench -name manifest.json) 2>/dev/null
+    t make -j"$J" compile > "$OUT/compile-all.log" 2>&1 || tail -20 "$OUT/compile-all.log"
+    reserve=${RESERVE_STRICT:-200} lim make -j6 cells baselines PROTOCOL=paper > "$OUT/cells-paper.log" 2>&1; grep -c "^\[" "$OUT/cells-paper.log"
+    reserve=20 lim make -j6 cells baselines PROTOCOL=strict > "$OUT/cells-strict.log" 2>&1; grep -c "^\[" "$OUT/cells-strict.log"
+    tar czf "$OUT/artifacts.tgz" artifacts/paper artifacts/strict
+elif [ "$phase" = py5 ]; then
+    # session 5 (issue #11): finish both protocols (make resumes; a cold machine restores py4's
+    # tree from the carried .h200-carry/artifacts.tgz, stamped newer than the fresh build), then
+    # the GPU suite on that tree
+    if [ ! -d artifacts/strict ] && [ -f .h200-carry/artifacts.tgz ]; then
+        tar xzf .h200-carry/artifacts.tgz && t make -j"$J" compile > /dev/null 2>&1
+        sleep 1.1; stamp=$(date +%Y%m%d%H%M.%S); find artifacts -type f -exec touch -t "$stamp" {} +
+    fi
+    rm -f /tmp/kb-fault-*
+    reserve=330 lim make -j6 cells baselines PROTOCOL=paper > "$OUT/cells-paper.log" 2>&1; grep -c "^\[" "$OUT/cells-paper.log"
+    reserve=300 lim make -j6 cells baselines PROTOCOL=strict > "$OUT/cells-strict.log" 2>&1; grep -c "^\[" "$OUT/cells-strict.log"
+    GPU_SUITE_SKIP_PIPELINE=1 reserve=5 lim tests/gpu/run.sh
+    cp artifacts/verdicts.csv artifacts/faults.csv artifacts/faults-strict.csv artifacts/paper/tables/fidelity.csv "$OUT/" 2>/dev/null
+    tar czf "$OUT/artifacts.tgz" artifacts/paper artifacts/strict
 fi
 echo "== done in $(( $(date +%s) - start )) s"
