@@ -18,7 +18,7 @@
 #        suite on that tree
 #   ab   the sandbox's cost side by side (bench/sandbox-ab.sh)
 #   check the sandbox mode each artifact records, with the warden and flags-only
-#   py4, py5 (issue #11, session 5): the light builds' cost, both protocols, the GPU suite
+#   py4, py5, py6 (issue #11, session 5): the light builds' cost, both protocols, the GPU suite
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -219,6 +219,14 @@ elif [ "$phase" = py5 ]; then
     reserve=300 lim make -j6 cells baselines PROTOCOL=strict > "$OUT/cells-strict.log" 2>&1; grep -c "^\[" "$OUT/cells-strict.log"
     GPU_SUITE_SKIP_PIPELINE=1 reserve=5 lim tests/gpu/run.sh
     cp artifacts/verdicts.csv artifacts/faults.csv artifacts/faults-strict.csv artifacts/paper/tables/fidelity.csv "$OUT/" 2>/dev/null
+    tar czf "$OUT/artifacts.tgz" artifacts/paper artifacts/strict
+elif [ "$phase" = py6 ]; then
+    # session 5 (issue #11): the strict tree that py5 could not finish (make resumes), then the
+    # GPU suite on both trees
+    rm -f /tmp/kb-fault-*
+    reserve=${RESERVE_SUITE:-150} lim make -j6 cells baselines PROTOCOL=strict > "$OUT/cells-strict.log" 2>&1; grep -c "^\[" "$OUT/cells-strict.log"
+    GPU_SUITE_SKIP_PIPELINE=1 reserve=5 lim tests/gpu/run.sh
+    cp artifacts/verdicts.csv artifacts/faults.csv artifacts/faults-strict.csv "$OUT/" 2>/dev/null
     tar czf "$OUT/artifacts.tgz" artifacts/paper artifacts/strict
 fi
 echo "== done in $(( $(date +%s) - start )) s"
