@@ -40,8 +40,9 @@
  *     clock: tensor-core work runs below the max clock from its first microsecond, 1740 MHz for
  *     a TF32 GEMM). A sample more than clock_tol below it is kept but excluded from the
  *     statistics, and the GPU idles 50 ms, doubling per consecutive exclusion up to 1 s. If a
- *     sample is still slow after the 1 s idle, the guard gives up (recorded) and later samples
- *     count as they come.
+ *     sample is still slow after the 1 s idle, or max_samples samples have been excluded in
+ *     all, the guard gives up (recorded) and later samples count as they come; so a run holds
+ *     at most 2 x max_samples samples, the room its reply has (gpu/session.c).
  * Statistics, the stopping rule and the reported time use the included samples only.
  */
 #ifndef KB_TIMER_H

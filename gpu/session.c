@@ -259,6 +259,13 @@ static int await(kb_session *s, uint32_t want, void *buf, size_t cap, size_t *le
     }
     if (rc == -2) {
         child_ended(s, 1, NULL);
+    } else if (rc == -3) {
+        /* a reply the protocol does not allow: the harness's fault as much as the child's, and
+         * never the submission's crash (the child is killed: the stream is out of step) */
+        kb_msg_status st = {1, KB_OUT_HARNESS_ERROR, ""};
+        snprintf(st.text, sizeof st.text, "protocol violation: message %u of %zu bytes, room for %zu (expected %u)",
+                 type, *len, room, want);
+        child_ended(s, 1, &st);
     } else if (rc != 0) {
         child_ended(s, 0, NULL);
     } else if (type == KB_MSG_FATAL && *len == sizeof(kb_msg_status)) {
@@ -694,7 +701,9 @@ int kb_session_time(kb_session *s, const kb_msg_time *t, kb_msg_timed *h, kb_msg
     KB_CUDA_CHECK(err, cudaDeviceSynchronize());
     if (send_req(s, KB_MSG_TIME, t, sizeof *t, co))
         return 0;
-    int max_calls = t->timer == KB_TIMER_PAPER ? t->warmup + t->trials : t->warmup + t->max_samples;
+    /* the samples the child may send: the paper timer's trials; the robust timer's timed samples
+     * and as many excluded by its clock guard (gpu/timer.c stops excluding after max_samples) */
+    int max_calls = t->timer == KB_TIMER_PAPER ? t->warmup + t->trials : t->warmup + 2 * t->max_samples;
     double timeout = s->o.call_timeout_s * 2.0 + (t->timer == KB_TIMER_PAPER ? 0.0 : t->max_time_s);
     /* every call may take up to the call limit, but a working kernel takes milliseconds: allow
      * the whole run the per-call limit for each call, capped at an hour */

@@ -263,8 +263,10 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
             /* pacing, then the clock guard (kb_timer.h) */
             sleep_s(o->pace * (kb_now_s() - t_cycle));
             if (!res->guard_gave_up && clock_slow(o, &res->ref_clock_mhz, &s)) {
-                if (slow_run >= 6) {
-                    res->guard_gave_up = 1; /* still slow after the longest recovery */
+                if (slow_run >= 6 || res->excluded >= o->max_samples) {
+                    /* still slow after the longest recovery, or as many samples excluded as
+                     * may be timed: a reply holds at most 2 x max_samples (gpu/session.c) */
+                    res->guard_gave_up = 1;
                 } else {
                     s.excluded = 1;
                     double d = 0.05 * (double)(1 << slow_run);

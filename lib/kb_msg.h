@@ -166,8 +166,10 @@ extern "C" {
 
 /* Sends one message. 0, or -1 if the pipe is closed. */
 int kb_msg_send(int fd, uint32_t type, const void *payload, size_t len);
-/* Receives one message of at most `cap` payload bytes into buf. Returns 0; -1 on EOF or a
- * malformed message; -2 on timeout. *type and *len are set on success. */
+/* Receives one message of at most `cap` payload bytes into buf. Returns 0; -1 on EOF or a read
+ * error; -2 on timeout; -3 on a malformed header (wrong magic, or a payload over `cap`: *len is
+ * then the announced length), which leaves the stream unusable. *type and *len are set on
+ * success. */
 int kb_msg_recv(int fd, uint32_t *type, void *buf, size_t cap, size_t *len, double timeout_s);
 
 #ifdef __cplusplus

@@ -20,8 +20,11 @@ int kb_msg_recv(int fd, uint32_t *type, void *buf, size_t cap, size_t *len, doub
     int rc = kb_read_full(fd, &h, sizeof h, timeout_s);
     if (rc != 0)
         return rc;
-    if (h.magic != KB_MSG_MAGIC || h.len > cap)
-        return -1;
+    if (h.magic != KB_MSG_MAGIC || h.len > cap) {
+        *type = h.type;
+        *len = h.magic == KB_MSG_MAGIC ? (size_t)h.len : 0;
+        return -3;
+    }
     double left = timeout_s - (kb_now_s() - t0);
     if (h.len && (rc = kb_read_full(fd, buf, (size_t)h.len, left > 1.0 ? left : 1.0)) != 0)
         return rc;

@@ -12,12 +12,17 @@
  *     output at the limit is kept whole; 16 MB through the pipe neither blocks nor grows memory.
  *   - kb_describe_status wording; kb_child_spawn's fd 3 / fd 4 protocol pipes, log file,
  *     read deadline (-2), EOF (-1), wait and kill.
+ *   - kb_msg_recv: a message that fits arrives whole; one larger than the room (a TIMED reply
+ *     with more samples than the parent allowed for) or with a wrong magic is -3, not -1 (EOF),
+ *     with the announced length, so the parent can call it a protocol violation and not the
+ *     child's crash; EOF is -1.
  */
 #include "kbt.h"
 
 #include <signal.h>
 #include <sys/wait.h>
 
+#include "kb_msg.h"
 #include "kb_proc.h"
 
 static kb_cmd_result run_sh(const char *script, double timeout, size_t max_output)
@@ -232,6 +237,36 @@ static void test_child_pipes(void **state)
                   dt);
 }
 
+static void test_msg_room(void **state)
+{
+    (void)state;
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    char payload[100], buf[100];
+    memset(payload, 7, sizeof payload);
+    uint32_t type = 0;
+    size_t len = 0;
+    assert_int_equal(kb_msg_send(fd[1], KB_MSG_TIMED, payload, 40), 0);
+    KBT_CHECK(kb_msg_recv(fd[0], &type, buf, sizeof buf, &len, 5.0) == 0 && type == KB_MSG_TIMED && len == 40,
+              "a fitting message: type %u len %zu", type, len);
+    assert_int_equal(kb_msg_send(fd[1], KB_MSG_TIMED, payload, 100), 0);
+    int rc = kb_msg_recv(fd[0], &type, buf, 64, &len, 5.0);
+    KBT_CHECK(rc == -3 && type == KB_MSG_TIMED && len == 100, "over the room: rc %d type %u len %zu", rc, type, len);
+    close(fd[0]);
+    close(fd[1]);
+    assert_int_equal(pipe(fd), 0);
+    kb_msg_hdr h = {0x12345678u, KB_MSG_TIMED, 4};
+    assert_int_equal(kb_write_full(fd[1], &h, sizeof h), 0);
+    rc = kb_msg_recv(fd[0], &type, buf, sizeof buf, &len, 5.0);
+    KBT_CHECK(rc == -3 && len == 0, "wrong magic: rc %d len %zu", rc, len);
+    close(fd[1]);
+    char rest[8];
+    while (read(fd[0], rest, sizeof rest) > 0) {
+    }
+    KBT_CHECK(kb_msg_recv(fd[0], &type, buf, sizeof buf, &len, 5.0) == -1, "EOF not -1");
+    close(fd[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_timeout_kills_group),
         cmocka_unit_test(test_output_limit),
         cmocka_unit_test(test_child_pipes),
+        cmocka_unit_test(test_msg_room),
     };
     return cmocka_run_group_tests_name("proc", tests, NULL, NULL);
 }

@@ -132,6 +132,10 @@ static void test_guard_gives_up(void **state)
         flagged += r.samples[i].excluded != 0;
     assert_int_equal((int)flagged, r.excluded);
     assert_true(fabs(r.recovery_s - 2.55) < 1e-9);
+    /* what the reply to the parent can hold (gpu/session.c): at most 2 x max_samples */
+    kb_timer_opts o;
+    strict_opts(&o);
+    assert_true(r.n <= 2 * (size_t)o.max_samples);
     kb_timer_result_free(&r);
 }
 
