@@ -6,6 +6,16 @@
 #   make test                 CPU test suite (what CI runs);  make test-gpu: GPU suite
 #   make help                 every target and knob
 include config.mk
+# Knob values are checked before any goal runs (not `make help` / `make deps`): a bad one stops
+# here with what it must be, before anything is built or compiled.
+KNOB_NAMES := PROTOCOL TIMER TAU TAU_LOWP NOISE MAX_TIME CALL_TIMEOUT COMPILE_TIMEOUT CLOCK_TOL PACE \
+  STD_TRIALS TRIALS MIN_SAMPLES MAX_SAMPLES WARMUP SEED GPUS
+ifneq ($(filter-out help deps,$(or $(MAKECMDGOALS),all)),)
+KNOB_ERR := $(shell env $(foreach k,$(KNOB_NAMES),KB_K_$(k)='$($(k))') awk -f tools/check-knobs.awk)
+ifneq ($(strip $(KNOB_ERR)),)
+$(error bad knob value: $(KNOB_ERR)set it to a valid value (config.mk says what each knob means), or leave it unset for the default)
+endif
+endif
 
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
@@ -348,8 +358,13 @@ ifneq ($(MISSING_DEPS),)
 endif
 
 DEBIAN_PACKAGES := libhdf5-dev libcsv-dev libaec-dev zlib1g-dev libseccomp-dev libcmocka-dev gnuplot-nox hdf5-tools
+# as root directly (a container's root shell has no sudo), else through sudo
+DEPS_SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 deps:
-	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES)
+	@if [ -n "$(DEPS_SUDO)" ] && ! command -v sudo >/dev/null 2>&1; then \
+	  echo "make deps: installing Debian packages needs root, and sudo is not installed: run it as root," \
+	       "or install these yourself: $(DEBIAN_PACKAGES)" >&2; exit 2; fi
+	$(DEPS_SUDO) apt-get update -qq && $(DEPS_SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES)
 
 # ==================================================================================================
 # Tests. `make test`: the CPU suite (CI runs it on a machine with nvcc but no GPU): cmocka
@@ -380,10 +395,15 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIBKBGPU) $(LIBKB) $(LIBKBOPS) | deps-chec
 	  $(GPU_LIBS) $(CMOCKA) $(HOST_LIBS)
 
 .PHONY: test test-unit test-sh test-gpu
-test: test-unit test-sh
+# `make test` from a fresh clone builds what the suites run (every binary: the shell tests call
+# kb-h5get, kb-runner, ...), with one job per core, then runs them.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+test:
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) build $(TEST_BINS)
+	@$(MAKE) --no-print-directory test-unit test-sh
 test-unit: $(TEST_BINS)
 	@fail=0; for t in $(TEST_BINS); do echo "== $$t"; $$t || fail=1; done; exit $$fail
-test-sh: $(BIN)/kb-compile $(BIN)/kb-aggregate $(PROBLEM_SOS)
+test-sh: build
 	@fail=0; for t in $(TEST_SH); do echo "== $$t"; BUILD=$(BUILD) bash $$t || { echo "FAILED: $$t"; fail=1; }; done; exit $$fail
 test-gpu: build $(GPU_TEST_BINS)
 	@BUILD=$(BUILD) bash tests/gpu/run.sh
