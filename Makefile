@@ -346,14 +346,22 @@ AGGREGATE = $(BIN)/kb-aggregate --artifacts $(A) --problems '$(PROBLEM_IDS)' --m
 $(TABLES): $(CELL_ARTIFACTS) $(BASELINE_ARTIFACTS) $(BIN)/kb-aggregate $(wildcard plots/*.gp models.csv reference/paper-tables.csv)
 	@$(AGGREGATE)
 
-# Tables and figures from whatever artifacts exist: no GPU, no stage re-runs.
+# Tables and figures from whatever artifacts exist: no GPU, no stage re-runs. An ARTIFACTS that
+# holds no $(PROTOCOL)/ tree (the easy slip: ARTIFACTS=.../artifacts/paper) is refused before
+# anything is written, so it can never replace good tables or figures with empty ones.
 report: $(BIN)/kb-aggregate
+	@if [ ! -d "$(A)" ] || [ -z "$$(find "$(A)" -name '*.h5' -print -quit 2>/dev/null)" ]; then \
+	  echo "make report: no artifacts under $(A) (ARTIFACTS=$(ARTIFACTS), PROTOCOL=$(PROTOCOL))." >&2; \
+	  case "$(ARTIFACTS)" in */paper|*/strict|paper|strict) \
+	    echo "  ARTIFACTS is the directory that holds paper/ and strict/: try ARTIFACTS=$(patsubst %/,%,$(dir $(ARTIFACTS:%/=%))) PROTOCOL=$(notdir $(ARTIFACTS:%/=%))" >&2;; \
+	  *) echo "  run the pipeline first (make all), or point ARTIFACTS at a tree that has $(PROTOCOL)/" >&2;; esac; \
+	  echo "  nothing was written." >&2; exit 2; fi
 	@$(AGGREGATE)
 
 deps-check:
 ifneq ($(MISSING_DEPS),)
 	@echo "missing build dependencies: $(MISSING_DEPS)" >&2
-	@echo "install them with 'sudo make deps' (Debian/Ubuntu), or point DEPS_PREFIX at a bundle made by tools/bundle-deps.sh" >&2
+	@echo "install them with 'make deps' (Debian/Ubuntu; as root or through sudo), or point DEPS_PREFIX at a bundle made by tools/bundle-deps.sh" >&2
 	@exit 1
 endif
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Knob values are checked when the Makefile is read, for every goal but help/deps: a bad one
-# stops `make` at once (nothing built, nothing written) with what the knob must be.
+# Errors up front: knob values are checked when the Makefile is read, for every goal but
+# help/deps (a bad one stops `make` at once, nothing built, nothing written, with what the knob
+# must be); `make report` on an ARTIFACTS without the protocol's tree is refused and writes nothing.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 fail=0
@@ -30,5 +31,12 @@ for goal in compile cells all; do
 done
 make help TAU=abc > /dev/null 2>&1 || { echo "FAIL: make help with a bad knob"; fail=1; }
 out=$(make -n report TAU=1e-4 GPUS=0,1 PACE=0 CLOCK_TOL=0 SEED=0 WARMUP=0 2>&1) || { echo "FAIL: good knobs refused: $out" | head -3; fail=1; }
+# make report on ARTIFACTS=<tree>/paper (a level too deep): refused, nothing written
+t=$(mktemp -d)
+out=$(make report ARTIFACTS=results/h200/artifacts/paper TABLES_DIR="$t/tables" PLOTS_DIR="$t/plots" 2>&1) &&
+    { echo "FAIL: make report on a tree without paper/ passed"; fail=1; }
+grep -q "try ARTIFACTS=results/h200/artifacts PROTOCOL=paper" <<< "$out" || { echo "FAIL: report message: $out"; fail=1; }
+[ -z "$(ls -A "$t")" ] || { echo "FAIL: make report wrote $(ls "$t") for a missing tree"; fail=1; }
+rm -rf "$t"
 [ $fail = 0 ] && echo "make_knobs: every bad knob refused at parse time; make help unaffected; good values pass"
 exit $fail
