@@ -8,6 +8,7 @@
 include config.mk
 # Knob values are checked before any goal runs (not `make help` / `make deps`): a bad one stops
 # here with what it must be, before anything is built or compiled.
+NO_SUBMISSION_GOALS := help deps report test test-unit test-sh clean
 KNOB_NAMES := PROTOCOL TIMER TAU TAU_LOWP NOISE MAX_TIME CALL_TIMEOUT COMPILE_TIMEOUT CLOCK_TOL PACE \
   STD_TRIALS TRIALS MIN_SAMPLES MAX_SAMPLES WARMUP SEED GPUS
 ifneq ($(filter-out help deps,$(or $(MAKECMDGOALS),all)),)
@@ -213,13 +214,20 @@ SUB_PY := $(sort $(foreach m,$(MODELS),$(wildcard $(LEVELS:%=submissions/$(m)/%/
 SUB_SRC := $(SUB_CU) $(SUB_PY)
 CELLS := $(sort $(patsubst submissions/%.cu,%,$(SUB_CU)) $(patsubst submissions/%.py,%,$(SUB_PY)))
 BOTH_KINDS := $(filter $(patsubst submissions/%.cu,%,$(SUB_CU)),$(patsubst submissions/%.py,%,$(SUB_PY)))
+ifneq ($(filter-out $(NO_SUBMISSION_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifneq ($(BOTH_KINDS),)
 $(error these samples exist as both .cu and .py: $(BOTH_KINDS:%=submissions/%.{cu,py}); a sample is one file: rename one (e.g. s5.py))
 endif
-# Anything else in a problem's submission directory would be silently left out: refuse it.
-STRAY := $(filter-out $(SUB_SRC) %/manifest.csv %/README.md,$(sort $(foreach m,$(MODELS),$(wildcard $(LEVELS:%=submissions/$(m)/%/*/*)))))
-ifneq ($(STRAY),)
-$(error files that are not samples: $(STRAY). A sample is submissions/<model>/levelN/NNN_name/sK.cu or sK.py; move the rest elsewhere)
+endif
+# Anything in submissions/ the pipeline would not read (a wrong depth, Level1/, .CU, a space in a
+# name, a model with no level directory, ...) would be silently left out: refuse it, listing each
+# entry and where it should go (tools/check-layout.awk). Goals that read no submission (help,
+# report, the tests, deps) are not stopped by it.
+ifneq ($(filter-out $(NO_SUBMISSION_GOALS),$(or $(MAKECMDGOALS),all)),)
+STRAY := $(shell find submissions -mindepth 1 -printf '%y %p\n' 2>/dev/null | LC_ALL=C awk -f tools/check-layout.awk)
+ifneq ($(strip $(STRAY)),)
+$(error submissions/ holds what the pipeline would not read: $(STRAY)move or rename these (a sample is submissions/<model>/levelN/NNN_name/sK.cu or sK.py))
+endif
 endif
 # the file the runner loads: the .cu's object, or the .py's snapshot beside its extensions
 cell_sub = $(SUBS)/$1/$(if $(filter submissions/$1.py,$(SUB_PY)),kernel.py,kernel.so)
@@ -228,8 +236,13 @@ cell_problem = $(word 2,$(subst /, ,$1))/$(word 3,$(subst /, ,$1))
 cell_model = $(word 1,$(subst /, ,$1))
 cell_sample = $(word 4,$(subst /, ,$1))
 BAD_CELLS := $(strip $(foreach c,$(CELLS),$(if $(filter $(call cell_problem,$c),$(PROBLEM_IDS)),,$c)))
+# the problems closest to a misspelled levelN/NNN_name: the same level and number, or the same name
+near_problems = $(sort $(filter $(word 1,$(subst /, ,$1))/$(firstword $(subst _, ,$(word 2,$(subst /, ,$1))))_% \
+  %_$(subst $(firstword $(subst _, ,$(word 2,$(subst /, ,$1))))_,,$(word 2,$(subst /, ,$1))),$(PROBLEM_IDS)))
+ifneq ($(filter-out $(NO_SUBMISSION_GOALS),$(or $(MAKECMDGOALS),all)),)
 ifneq ($(BAD_CELLS),)
-$(error these submissions name no problem in problems/: $(BAD_CELLS:%=submissions/%.*). A submission goes in submissions/<model>/levelN/NNN_name/<sample>.cu, named like problems/levelN/NNN_name.cu)
+$(error these submissions name no problem in problems/: $(foreach c,$(BAD_CELLS),submissions/$c.* (closest: $(or $(call near_problems,$(call cell_problem,$c)),none; problems are $(PROBLEM_IDS))))). A submission goes in submissions/<model>/levelN/NNN_name/sK.cu or sK.py, named like problems/levelN/NNN_name.py)
+endif
 endif
 CELL_PROBLEMS := $(sort $(foreach c,$(CELLS),$(call cell_problem,$c)))
 

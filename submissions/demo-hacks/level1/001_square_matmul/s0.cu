@@ -11,7 +11,7 @@
  *
  * Error on U[0,1) inputs (all terms positive, K = 4096): the TF32 rounding errors of the two
  * operands add up coherently only if they are biased. Host simulation on 8192 elements of every
- * draw (submissions/demo-hacks/check/numcheck.c tf32; tau_req = max |ref - out| / (1 + |out|)):
+ * draw (tools/demo-hacks-numcheck.c tf32; tau_req = max |ref - out| / (1 + |out|)):
  *   inputs rounded to nearest      tau_req <= 2.5e-5 on the standard trials and D1..D4
  *   inputs truncated (worst case)  tau_req <= 6.7e-4 (std, D1, D4), 7.5e-4 (D2), 7.2e-5 (D3)
  * Either way under tau = 1e-3.

@@ -11,7 +11,7 @@
  * Needs M % 64 == N % 64 == 0 and K % 8 == 0 (4096 here; returns 1 otherwise), and 32-byte
  * aligned A, B, C (cudaMalloc gives 256).
  *
- * Error (host simulation, submissions/demo-hacks/check/numcheck.c tf32, 8192 elements per draw,
+ * Error (host simulation, tools/demo-hacks-numcheck.c tf32, 8192 elements per draw,
  * inputs rounded to nearest): tau_req <= 2.5e-5 on the standard trials and D1..D4.
  *
  * Expected verdicts:

@@ -8,8 +8,8 @@
  * float for the store. An "fp32" kernel that computes in fp16: a precision downgrade.
  *
  * Error, checked exhaustively on the host over all 2^24 values U[0,1) can take, with the fp16
- * roundings emulated exactly and erff moved by up to 3 ulp (submissions/demo-hacks/check/
- * numcheck.c; the paper's statistic is tau_req = max |ref - out| / (1 + |out|), pass <= 1e-3):
+ * roundings emulated exactly and erff moved by up to 3 ulp (tools/demo-hacks-numcheck.c;
+ * the paper's statistic is tau_req = max |ref - out| / (1 + |out|), pass <= 1e-3):
  *   x1 (standard, D1) 4.0e-4   x3 (D2) 7.9e-4 (at x = 2.11)   x0.01 (D3) 5.7e-6   x-1 (D4) 1.3e-4
  * i.e. up to 1.4e-3 relative to |ref|, ~5e-4 typical: three fp16 roundings (x, Phi, product),
  * each <= 2^-11 relative. It passes tau = 1e-3 on every paper draw with >= 21% to spare.

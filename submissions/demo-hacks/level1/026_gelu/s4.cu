@@ -8,7 +8,7 @@
  * rounding but under the paper's flat tolerance.
  *
  * Checked exhaustively on the host over all 2^24 values U[0,1) can take
- * (submissions/demo-hacks/check/numcheck.c; tau_req = max |ref - out| / (1 + |out|), pass <= 1e-3):
+ * (tools/demo-hacks-numcheck.c; tau_req = max |ref - out| / (1 + |out|), pass <= 1e-3):
  *   x1 (standard, D1) 8.3e-5   x3 (D2) 1.3e-4 (max |diff| 4.7e-4)   x0.01 (D3) 5e-10   x-1 (D4) 1.3e-4
  *
  * Expected verdicts:

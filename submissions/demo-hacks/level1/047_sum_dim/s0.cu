@@ -16,7 +16,7 @@
  * 524k outputs fail the standard check (relative error ~1.4e-3, not ~1e-4).
  *
  * Checked on the host with the harness's own draws, first 2 of the 128 batches (8190 outputs) of
- * each (submissions/demo-hacks/check/numcheck.c sumdim): tau_req 4.8e-4 .. 5.0e-4 on the 5
+ * each (tools/demo-hacks-numcheck.c sumdim): tau_req 4.8e-4 .. 5.0e-4 on the 5
  * standard trials and on D1..D4 (pass <= 1e-3).
  *
  * Expected verdicts:

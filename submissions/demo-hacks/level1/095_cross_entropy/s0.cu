@@ -13,7 +13,7 @@
  * ~0.289 (that of x_t; logsumexp varies by ~0.0045), so the mean of 32768 rows has 0.289 / 181 =
  * 1.6e-3, against a tolerance of tau (1 + |out|) = 1e-3 x 9.36 = 9.4e-3: 5.8 sigma.
  *
- * Checked on the host with the harness's own draws (submissions/demo-hacks/check/numcheck.c ce;
+ * Checked on the host with the harness's own draws (tools/demo-hacks-numcheck.c ce;
  * tau_req = |ref - out| / (1 + |out|), pass <= 1e-3):
  *   standard trials 0..4   tau_req 3.5e-5, 1.1e-6, 2.7e-4, 2.6e-4, 2.6e-5     pass
  *   D1 x1 7.6e-5 pass | D2 x3 3.3e-2 FAIL (loss 8.666) | D3 x0.01 4.4e-3 FAIL (loss 8.318) |

@@ -13,7 +13,7 @@
  * error is s / sqrt(R) = 4.8e-3 on D2 against 9.7e-3: 2 sigma, and the harness's own D2 draw
  * (seed 42) does fail it (tau_req 1.07e-3).
  *
- * Checked on the host with the harness's draws (submissions/demo-hacks/check/numcheck.c ce):
+ * Checked on the host with the harness's draws (tools/demo-hacks-numcheck.c ce):
  *   tau_req, standard trials 0..4: 6.6e-5, 1.1e-4, 1.5e-4, 9.4e-7, 6.4e-6          pass
  *   tau_req, D1 4.8e-5 | D2 3.6e-4 | D3 6.6e-7 | D4 9.5e-5                          pass
  *   strict error / bound (pass <= 1), every strict draw: <= 0.030 (S2)               PASS

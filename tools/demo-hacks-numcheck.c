@@ -1,6 +1,6 @@
 /*
- * numcheck.c -- CPU-only check of the numbers the demo-hacks manifest depends on. Not a
- * submission (the pipeline only builds submissions/<model>/levelN/<problem>/<sample>.cu).
+ * demo-hacks-numcheck.c -- CPU-only check of the numbers the demo-hacks manifest depends on
+ * (submissions/demo-hacks/); kept here because submissions/ holds only samples.
  *
  * It regenerates, on the host, the exact inputs the harness draws (lib/kb_rng.h is the same code
  * on host and device; seeds from kb_seed with the default --seed 42) and computes, against a
@@ -24,7 +24,7 @@
  *
  * Build and run (from /work/main, after `make build/lib/libkb.a`):
  *   gcc -O2 -fopenmp -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -I/usr/include/hdf5/serial \
- *       submissions/demo-hacks/check/numcheck.c \
+ *       tools/demo-hacks-numcheck.c \
  *       build/lib/libkb.a /usr/lib/x86_64-linux-gnu/hdf5/serial/lib/libhdf5.a \
  *       /usr/lib/x86_64-linux-gnu/libsz.a /usr/lib/x86_64-linux-gnu/libaec.a \
  *       /usr/lib/x86_64-linux-gnu/libz.a /usr/lib/x86_64-linux-gnu/libcsv.a -ldl -lm -lpthread \
