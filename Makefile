@@ -17,6 +17,15 @@ ifneq ($(strip $(KNOB_ERR)),)
 $(error bad knob value: $(KNOB_ERR)set it to a valid value (config.mk says what each knob means), or leave it unset for the default)
 endif
 endif
+# Goals that need a GPU stop here, before anything is built or compiled, on a machine without an
+# NVIDIA driver (no /dev/nvidiactl). KB_SKIP_GPU_CHECK=1 skips this (a driver elsewhere); the
+# stages still ask CUDA themselves.
+GPU_GOALS := all cells baselines fidelity test-gpu gpu-check
+ifneq ($(filter $(GPU_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifeq ($(KB_SKIP_GPU_CHECK)$(wildcard /dev/nvidiactl /dev/nvidia0 /proc/driver/nvidia/version),)
+$(error no NVIDIA driver or GPU on this machine (no /dev/nvidiactl): '$(or $(filter $(GPU_GOALS),$(MAKECMDGOALS)),all)' needs a CUDA GPU. Without one: 'make compile' (build every submission), 'make report' (tables from existing artifacts), 'make test' (the CPU suite). KB_SKIP_GPU_CHECK=1 skips this check)
+endif
+endif
 
 SHELL := /bin/bash
 .DELETE_ON_ERROR:

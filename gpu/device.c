@@ -136,14 +136,24 @@ uint64_t kb_gpu_throttle_reasons(int device)
 
 /* ---- selection ---------------------------------------------------------------------------- */
 
+const char *kb_gpu_absence(int cuda_error, int count)
+{
+    if (cuda_error == cudaSuccess)
+        return count == 0 ? "0 devices" : "a device is present";
+    if (access("/dev/nvidiactl", F_OK) != 0 &&
+        (cuda_error == cudaErrorInsufficientDriver || cuda_error == cudaErrorNoDevice))
+        return "no NVIDIA driver or GPU on this machine (no /dev/nvidiactl)";
+    return cudaGetErrorString((cudaError_t)cuda_error);
+}
+
 int kb_gpu_acquire(const char *gpus, int mode, int *device, int *lock_fd, kb_err *err)
 {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0)
         return kb_errf(err, KB_EXIT_NO_GPU,
-                       "no CUDA device (%s): GPU stages need one; `make report` works without",
-                       e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+                       "no CUDA device (%s): GPU stages need one; `make compile` and `make report` work without",
+                       kb_gpu_absence(e, count));
     int list[64], n = 0;
     const char *p = gpus && gpus[0] ? gpus : "0";
     while (*p && n < 64) {

@@ -41,6 +41,10 @@ extern "C" {
  * CUDA device. *lock_fd stays open (the lock) until the process ends. */
 enum { KB_LOCK_SHARED = 0, KB_LOCK_TIMING = 1 };
 int kb_gpu_acquire(const char *gpus, int mode, int *device, int *lock_fd, kb_err *err);
+/* Why cudaGetDeviceCount found no device, in words a user can act on: "no NVIDIA driver on this
+ * machine (no /dev/nvidiactl)" where there is none (CUDA itself says "insufficient driver"),
+ * else CUDA's own text. */
+const char *kb_gpu_absence(int cuda_error, int count);
 
 /* Fills the machine description (name, UUID, driver and library versions, SM clock). */
 void kb_gpu_env(int device, kb_env *env);

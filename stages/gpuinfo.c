@@ -24,7 +24,7 @@ int main(int argc, char **argv)
                 "kb-gpuinfo: no CUDA device (%s).\n"
                 "The GPU stages (sanity-check, baseline-time, verify-distributions, memory-profile) need one;\n"
                 "`make compile` and `make report` work without.\n",
-                e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+                kb_gpu_absence(e, n));
         return KB_EXIT_NO_GPU;
     }
     for (int d = 0; d < n; d++) {

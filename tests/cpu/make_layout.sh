@@ -7,6 +7,8 @@
 # goals that read no submission (help, report, test-unit) still work meanwhile; a .py sample is
 # a cell of its own. Uses throw-away entries, removed on exit.
 set -uo pipefail
+# `make -n all` here is a plan, not a run: no GPU needed (the Makefile's up-front GPU check off)
+export KB_SKIP_GPU_CHECK=1
 m=zz-layout-test-$$
 d=submissions/$m/level1/019_relu
 trap 'rm -rf "submissions/$m" "submissions/$m-empty" "submissions/$m.cu"' EXIT
