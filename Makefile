@@ -202,7 +202,6 @@ STAMPS := $(BUILD)/stamps/$(PROTOCOL)
 KB_GIT_REV ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 export KB_GIT_REV
 # the .py kind: the interpreter with torch, the Python runner, the problems' .py specs
-PYTHON ?= python3
 export KB_PYTHON := $(or $(shell command -v $(PYTHON) 2>/dev/null),$(PYTHON))
 export KB_PYRUNNER := $(abspath py/kbpy/runner.py)
 export KB_PROBLEMS_DIR := $(abspath problems)
@@ -300,7 +299,6 @@ $(SUBS)/%/compile.h5: submissions/%.cu $(BIN)/kb-compile $(wildcard include/kb/*
 # A .py: its load_inline sources read statically (never run) and built into the sample's own
 # directory, sharing one content-addressed cache (py/kbpy/build.py).
 KBPY := $(wildcard py/kbpy/*.py)
-PY_CACHE ?= $(BUILD)/kbpy-cache
 $(SUBS)/%/compile.h5: submissions/%.py $(BIN)/kb-compile $(KBPY) $(BUILD)/stamps/compile.stamp
 	@$(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --py-cache $(PY_CACHE) --py-dir py \
 	  --src $< --out-so $(SUBS)/$*/kernel.py --out $@ \
@@ -344,8 +342,6 @@ CELL_ARTIFACTS := $(COMPILE_ARTIFACTS) $(foreach s,$(GPU_CELL_STAGES),$(CELLS:%=
 BASELINE_ARTIFACTS := $(foreach s,baseline-time memory-profile,$(PROBLEM_IDS:%=$(A)/baseline/%/$(s).h5))
 # Where the tables and figures go (make report ARTIFACTS=results/h200/artifacts
 # TABLES_DIR=results/h200/tables/paper PLOTS_DIR=results/h200/plots/paper re-renders the archive).
-TABLES_DIR ?= $(A)/tables
-PLOTS_DIR ?= plots/$(PROTOCOL)
 TABLES := $(TABLES_DIR)/summary.csv
 
 .PHONY: all compile baselines cells report plots-check fidelity
@@ -427,7 +423,6 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIBKBGPU) $(LIBKB) $(LIBKBOPS) | deps-chec
 .PHONY: test test-unit test-sh test-gpu
 # `make test` from a fresh clone builds what the suites run (every binary: the shell tests call
 # kb-h5get, kb-runner, ...), with one job per core, then runs them.
-TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test:
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) build $(TEST_BINS)
 	@$(MAKE) --no-print-directory test-unit test-sh
@@ -438,13 +433,22 @@ test-sh: build
 test-gpu: build $(GPU_TEST_BINS)
 	@BUILD=$(BUILD) bash tests/gpu/run.sh
 
+# The targets `make help` lists (tools/make-help.awk; the knobs come from config.mk):
+#: deps                   install the Debian packages the build needs (as root, or through sudo)
+#: all                    evaluate MODEL (every model if empty) in PROTOCOL, then the tables (GPU)
+#: compile                build every submission (no GPU): compile.h5 per sample
+#: cells                  every GPU stage of every sample (sanity-check, verify-distributions, memory-profile)
+#: baselines              the C baselines' time and memory per problem (GPU)
+#: report                 tables and figures from the artifacts that exist (no GPU, no stage runs)
+#: fidelity               the C baselines against PyTorch eager: tables/fidelity.csv and its figure (GPU)
+#: build                  the stages, libraries and problems (no GPU needed to build)
+#: problems               the problem objects only
+#: gpu-check              is there a usable CUDA device? (exit 3 if not)
+#: test                   the CPU suite (what CI runs; builds what it needs)
+#: test-gpu               the GPU suite (both protocols' pipelines, verdicts, faults, fidelity, kill/resume)
+#: help                   this list
 help:
-	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
-	@echo "Knobs (config.mk): MODEL PROTOCOL TAU STD_TRIALS TIMER WARMUP TRIALS NOISE MIN_SAMPLES MAX_SAMPLES"
-	@echo "  MAX_TIME SEED CALL_TIMEOUT COMPILE_TIMEOUT GPUS LEVELS ARTIFACTS DEPS_PREFIX SAN"
-	@echo "  PYTHON (the interpreter with torch, for sK.py submissions and make fidelity; default python3)"
-	@echo "  PY_CACHE (the .py builds' shared cache: precompiled header, objects by content; default build/kbpy-cache)"
-	@echo "Targets: fidelity (the C baselines against PyTorch eager: tables/fidelity.csv and its figure)"
+	@awk -f tools/make-help.awk Makefile config.mk
 
 ifneq ($(filter all cells compile baselines report,$(MAKECMDGOALS)),)
 $(info kb: PROTOCOL=$(PROTOCOL) TIMER=$(TIMER) TAU=$(TAU) MODEL=$(or $(MODEL),<all>) models=[$(MODELS)] cells=$(words $(CELLS)) problems=$(words $(PROBLEM_IDS)) artifacts=$(A) GPUS=$(GPUS) rev=$(KB_GIT_REV))

@@ -58,8 +58,30 @@ GPUS ?= 0
 CUDA_GENCODE ?= -gencode=arch=compute_90,code=[sm_90,compute_90]
 
 # ---- locations ---------------------------------------------------------------------------------
+# CUDA toolkit root.
 CUDA ?= /usr/local/cuda
+# Build outputs (binaries, libraries, problems, compiled submissions, stamps).
 BUILD ?= build
+# Artifact root: $(ARTIFACTS)/<protocol>/ holds each protocol's tree.
 ARTIFACTS ?= artifacts
+# Where `make report` writes the tables (CSV, Markdown, LaTeX) and the figures.
+TABLES_DIR ?= $(ARTIFACTS)/$(PROTOCOL)/tables
+PLOTS_DIR ?= plots/$(PROTOCOL)
 # Prefix of carried static dependencies (tools/bundle-deps.sh); empty = this machine's packages.
 DEPS_PREFIX ?=
+
+# ---- the KernelBench-format (.py) kind ------------------------------------------------------------
+# The interpreter with torch: sK.py submissions, the PyTorch eager baseline, make fidelity.
+PYTHON ?= python3
+# The .py builds' shared cache (precompiled headers, light headers, objects by content).
+PY_CACHE ?= $(BUILD)/kbpy-cache
+
+# ---- building and testing ------------------------------------------------------------------------
+# Host code under a sanitizer: asan, ubsan, or empty.
+SAN ?=
+# Extra compiler flags for the host code, e.g. WERROR=-Werror.
+WERROR ?=
+# Jobs `make test` builds with (default: one per core).
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# 1: skip the Makefile's up-front check for an NVIDIA driver (the stages still ask CUDA).
+KB_SKIP_GPU_CHECK ?=

@@ -31,6 +31,17 @@ for goal in compile cells all; do
 done
 make help TAU=abc > /dev/null 2>&1 || { echo "FAIL: make help with a bad knob"; fail=1; }
 out=$(make -n report TAU=1e-4 GPUS=0,1 PACE=0 CLOCK_TOL=0 SEED=0 WARMUP=0 2>&1) || { echo "FAIL: good knobs refused: $out" | head -3; fail=1; }
+# make help: every knob of config.mk with its default, every target the Makefile documents, and
+# no Makefile text
+h=$(make help 2>&1)
+for k in $(sed -n 's/^\([A-Z_][A-Z0-9_]*\) ?=.*/\1/p' config.mk); do
+    grep -q "^  $k  *default:" <<< "$h" || { echo "FAIL: make help lacks knob $k"; fail=1; }
+done
+for t in all compile cells baselines report fidelity build problems gpu-check test test-gpu deps help; do
+    grep -q "^  make $t " <<< "$h" || { echo "FAIL: make help lacks target $t"; fail=1; }
+done
+grep -q "include config.mk\|^\s*@" <<< "$h" && { echo "FAIL: make help prints Makefile text"; fail=1; }
+echo "ok: make help lists $(grep -c 'default:' <<< "$h") knobs and $(grep -c '^  make ' <<< "$h") targets"
 # a GPU goal on a machine without an NVIDIA driver: refused when the Makefile is read, with what
 # works instead (on a GPU machine this part is skipped)
 if [ ! -e /dev/nvidiactl ]; then
