@@ -34,10 +34,19 @@ static int fwd(void *u)
 
 int main(int argc, char **argv)
 {
-    const char *out = argc > 2 && !strcmp(argv[1], "--out") ? argv[2] : NULL;
-    if (argc > 1 && !strcmp(argv[1], "--help")) {
-        printf("kb-bench-timer-accuracy [--out FILE.csv]: timer error on kernels of known duration (GPU).\n");
-        return 0;
+    const char *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("kb-bench-timer-accuracy [--out FILE.csv]: timer error on kernels of known duration (GPU).\n"
+                   "Exit codes: 0 done; 2 bad command line; 3 no usable CUDA device.\n");
+            return 0;
+        }
+        if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            out = argv[++i];
+        else {
+            fprintf(stderr, "kb-bench-timer-accuracy: unexpected argument '%s' (see --help)\n", argv[i]);
+            return 2;
+        }
     }
     int dev;
     int lock;

@@ -325,7 +325,8 @@ int kb_runner_main(int argc, char **argv, const kb_runner_target *target)
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("kb-runner --problem P.so [--submission S.so]\n"
                "py/kbpy/runner.py --problem P.so --submission DIR/kernel.py [--class ModelNew]\n"
-               "Child process of the GPU stages (protocol on fds 3 and 4, see lib/kb_msg.h); not for direct use.\n");
+               "Child process of the GPU stages (protocol on fds 3 and 4, see lib/kb_msg.h); not for direct use.\n"
+               "Exit codes: 0 told to quit; 2 started without its pipes or arguments; others: see lib/kb_msg.h.\n");
         return 0;
     }
     if (!problem || fcntl(KB_RUNNER_FD_IN, F_GETFD) < 0 || fcntl(KB_RUNNER_FD_OUT, F_GETFD) < 0) {

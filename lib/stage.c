@@ -19,6 +19,8 @@ static void print_help(const char *usage, const kb_opt *opts, size_t n)
     printf("  %-26s %s\n", "--help", "this text");
     printf("\n");
     kb_config_help(stdout);
+    if (strstr(usage, "Exit codes:"))
+        return; /* the stage states its own */
     printf("\nExit codes: 0 the artifact was written (whatever the cell's outcome: it is in the artifact);\n"
            "1 the stage failed (message on stderr; nothing written); 2 bad command line;\n"
            "3 no usable CUDA device (GPU stages); 4 a needed input does not exist.\n");
@@ -78,8 +80,14 @@ int kb_stage_parse(int argc, char **argv, const char *usage, const kb_opt *opts,
             continue;
         }
         if (!val) {
-            if (i + 1 >= argc)
+            if (i + 1 >= argc) {
+                /* an unknown option is that, not a missing value: probe the knob on a copy */
+                kb_config probe = *cfg;
+                kb_err perr = {0};
+                if (!o && kb_config_set(&probe, name, "", &perr) == 0)
+                    return kb_errf(err, KB_EXIT_USAGE, "unknown option --%s (see --help)", name);
                 return kb_errf(err, KB_EXIT_USAGE, "--%s needs a value", name);
+            }
             val = argv[++i];
         }
         if (o) {

@@ -733,6 +733,9 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
         kb_note(&r->notes, 0, "%s: no artifacts yet (run make all): every problem counts as unsolved", r->artifacts);
     else if (list_dirs(r->artifacts, &dirs, &n_dirs) != 0)
         goto oom;
+    else if (n_dirs == 0)
+        kb_note(&r->notes, 0, "%s: no artifacts yet (an empty tree; run make all): every problem counts as unsolved",
+                r->artifacts);
     model_key *keys = calloc(n_dirs ? n_dirs : 1, sizeof *keys);
     if (!keys)
         goto oom;

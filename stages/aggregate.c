@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kb_stage.h"
 #include "kb_tables.h"
@@ -67,13 +68,22 @@ int main(int argc, char **argv)
         "an unreadable artifact is an error (the tables are still written; exit status 1).\n"
         "Usage: kb-aggregate --artifacts DIR --problems 'level1/001_x ...' --models-csv models.csv\n"
         "                    [--reference-csv reference/paper-tables.csv] --out DIR --plots DIR\n"
-        "Exit: 0 tables written; 1 tables written but some artifact is unreadable, or nothing could be written.",
+        "An existing but empty tree gives empty tables (every problem unsolved); a tree that does not exist is refused.\n"
+        "Exit codes: 0 tables written; 1 tables written but some artifact is unreadable, or nothing could be written;\n"
+        "2 bad command line; 4 --artifacts does not exist (nothing written).",
         opts, sizeof opts / sizeof opts[0], &cfg, &err);
     if (pr == 1)
         return 0;
     if (pr < 0)
         return kb_stage_fail("aggregate", &err);
 
+    struct stat ast;
+    if (stat(artifacts, &ast) != 0 || !S_ISDIR(ast.st_mode)) {
+        kb_errf(&err, KB_EXIT_MISSING,
+                "--artifacts %s: no such directory (it is one protocol's tree, e.g. artifacts/paper; run make all to "
+                "create it); nothing written", artifacts);
+        return kb_stage_fail("aggregate", &err);
+    }
     char *list = strdup(problems);
     const char **ids = calloc(MAX_PROBLEMS, sizeof *ids);
     if (!list || !ids) {

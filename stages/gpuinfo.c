@@ -14,8 +14,12 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("kb-gpuinfo: list the CUDA devices the GPU stages can use.\n"
-               "Exit codes: 0 at least one device; 3 no usable CUDA device.\n");
+               "Exit codes: 0 at least one device; 2 bad command line; 3 no usable CUDA device.\n");
         return 0;
+    }
+    if (argc > 1) {
+        fprintf(stderr, "kb-gpuinfo: unexpected argument '%s' (it takes none; see --help)\n", argv[1]);
+        return 2;
     }
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);

@@ -14,7 +14,8 @@ int main(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help")) {
         printf("kb-h5get FILE OBJECT ATTRIBUTE | kb-h5get FILE --dataset PATH\n"
-               "Prints an attribute (string or number) or a dataset of an artifact. Exit 1 if missing.\n");
+               "Prints an attribute (string or number) or a dataset of an artifact.\n"
+               "Exit codes: 0 printed; 1 the file, object or attribute is missing or unreadable; 2 bad command line.\n");
         return argc < 2 ? 2 : 0;
     }
     if (argc != 4) {

@@ -227,6 +227,12 @@ expect "$S" speedup 1 $k
 
 # ---- 4. no artifacts at all: empty tables, placeholder figures -------------------------------
 rm -rf "$T" "$P"
+# a tree that does not exist: refused (exit 4), nothing written
+rc=0; aggregate "$tmp/nothing/paper" || rc=$?
+[ $rc -eq 4 ] || fail "a missing --artifacts must exit 4, got $rc"
+grep -q "no such directory" "$tmp/stderr" || fail "a missing --artifacts is not named: $(cat "$tmp/stderr")"
+[ ! -e "$T" ] && [ ! -e "$P" ] || fail "a missing --artifacts wrote tables"
+mkdir -p "$tmp/nothing/paper"
 aggregate "$tmp/nothing/paper" || fail "an empty tree must not fail kb-aggregate: $(cat "$tmp/stderr")"
 [[ $(wc -l <"$S") -eq 1 ]] || fail "summary.csv of an empty tree must be the header only"
 grep -q 'no artifacts yet' "$T/warnings.txt" || fail "warnings.txt does not say the tree is empty"
