@@ -35,13 +35,21 @@ kb_outcome kb_outcome_parse(const char *name)
     return KB_OUT__COUNT;
 }
 
+/* when the stage started (kb_stage_parse marks it): an artifact is begun after the work */
+static char stage_start[64];
+
+void kb_artifact_mark_start(void) { kb_utc_iso(stage_start, sizeof stage_start); }
+
 kb_h5w *kb_artifact_begin(const char *path, const char *stage, const kb_cell *cell, const kb_config *cfg, kb_err *err)
 {
     kb_h5w *w = kb_h5w_create(path, err);
     if (!w)
         return NULL;
     char now[64], host[256] = "";
-    kb_utc_iso(now, sizeof now);
+    if (stage_start[0])
+        snprintf(now, sizeof now, "%s", stage_start);
+    else
+        kb_utc_iso(now, sizeof now);
     gethostname(host, sizeof host - 1);
     const char *rev = getenv("KB_GIT_REV");
     kb_h5w_attr_i64(w, "/", "schema_version", KB_SCHEMA_VERSION);
@@ -49,7 +57,8 @@ kb_h5w *kb_artifact_begin(const char *path, const char *stage, const kb_cell *ce
     kb_h5w_attr_str(w, "/", "model", cell->model);
     kb_h5w_attr_str(w, "/", "problem", cell->problem);
     kb_h5w_attr_str(w, "/", "sample", cell->sample ? cell->sample : "");
-    kb_h5w_attr_str(w, "/", "protocol", kb_protocol_name(cfg->protocol));
+    /* a compile record is made once per sample and copied into every protocol's tree */
+    kb_h5w_attr_str(w, "/", "protocol", strcmp(stage, "compile") ? kb_protocol_name(cfg->protocol) : "any");
     kb_h5w_attr_str(w, "/", "harness_rev", rev && rev[0] ? rev : "unknown");
     kb_h5w_attr_str(w, "/", "host", host);
     kb_h5w_attr_str(w, "/", "time_start", now);
@@ -66,6 +75,23 @@ void kb_artifact_env(kb_h5w *w, const kb_env *e)
     kb_h5w_attr_i64(w, "/", "cuda_driver_version", e->cuda_driver_version);
     kb_h5w_attr_i64(w, "/", "cublas_version", e->cublas_version);
     kb_h5w_attr_i64(w, "/", "cudnn_version", e->cudnn_version);
+    /* the same versions as people write them */
+    char v[64];
+    snprintf(v, sizeof v, "%d.%d", e->cuda_runtime_version / 1000, (e->cuda_runtime_version % 1000) / 10);
+    kb_h5w_attr_str(w, "/", "cuda_runtime_version_str", v);
+    snprintf(v, sizeof v, "%d.%d", e->cuda_driver_version / 1000, (e->cuda_driver_version % 1000) / 10);
+    kb_h5w_attr_str(w, "/", "cuda_driver_version_str", v);
+    snprintf(v, sizeof v, "%d.%d.%d", e->cublas_version / 10000, (e->cublas_version % 10000) / 100,
+             e->cublas_version % 100);
+    kb_h5w_attr_str(w, "/", "cublas_version_str", v);
+    /* cuDNN 9: major*10000 + minor*100 + patch (91400 = 9.14.0); cuDNN 8: major*1000 + minor*100 + patch */
+    if (e->cudnn_version >= 90000)
+        snprintf(v, sizeof v, "%d.%d.%d", e->cudnn_version / 10000, (e->cudnn_version % 10000) / 100,
+                 e->cudnn_version % 100);
+    else
+        snprintf(v, sizeof v, "%d.%d.%d", e->cudnn_version / 1000, (e->cudnn_version % 1000) / 100,
+                 e->cudnn_version % 100);
+    kb_h5w_attr_str(w, "/", "cudnn_version_str", e->cudnn_version > 0 ? v : "none");
     kb_h5w_attr_i64(w, "/", "device", e->device);
     kb_h5w_attr_f64(w, "/", "sm_clock_mhz_before", e->sm_clock_mhz_before);
     kb_h5w_attr_f64(w, "/", "sm_clock_mhz_after", e->sm_clock_mhz_after);

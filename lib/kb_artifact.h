@@ -60,6 +60,8 @@ typedef struct kb_env {
 
 /* Creates the artifact (atomic, see kb_h5.h) and writes the common root attributes and the
  * /config group. The harness revision comes from $KB_GIT_REV (set by the Makefile). */
+/* Marks the stage's start: time_start of what it writes (kb_stage_parse calls it). */
+void kb_artifact_mark_start(void);
 kb_h5w *kb_artifact_begin(const char *path, const char *stage, const kb_cell *cell, const kb_config *cfg,
                           kb_err *err);
 void kb_artifact_env(kb_h5w *w, const kb_env *env);

@@ -39,6 +39,7 @@ int kb_errf(kb_err *err, int code, const char *fmt, ...)
 uint64_t kb_now_ns(void);
 double kb_now_s(void);
 /* Current UTC time as ISO 8601 ("2026-11-29T14:37:40Z"). */
+/* Now, UTC, ISO 8601 with milliseconds: 2026-12-01T13:46:12.345Z */
 void kb_utc_iso(char *buf, size_t len);
 
 /* mkdir -p for the directory part of `path` (everything before the last '/'). */

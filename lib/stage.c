@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kb_artifact.h"
 #include "kb_stats.h"
 
 static void print_help(const char *usage, const kb_opt *opts, size_t n)
@@ -48,6 +49,7 @@ static int find_protocol(int argc, char **argv, const char **val)
 
 int kb_stage_parse(int argc, char **argv, const char *usage, const kb_opt *opts, size_t n_opts, kb_config *cfg, kb_err *err)
 {
+    kb_artifact_mark_start();
     /* The protocol sets every other knob's default, so it applies first, wherever it stands. */
     const char *proto;
     if (find_protocol(argc, argv, &proto) != 0)

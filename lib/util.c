@@ -34,10 +34,13 @@ double kb_now_s(void) { return (double)kb_now_ns() * 1e-9; }
 
 void kb_utc_iso(char *buf, size_t len)
 {
-    time_t t = time(NULL);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
     struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    gmtime_r(&ts.tv_sec, &tm);
+    char sec[32];
+    strftime(sec, sizeof sec, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf, len, "%s.%03ldZ", sec, ts.tv_nsec / 1000000L);
 }
 
 int kb_mkdirs(const char *dir, kb_err *err)
