@@ -183,7 +183,13 @@ $(BUILD)/problems/%.so: problems/%.cu $(LIBKBOPS) $(wildcard include/kb/*.h)
 	  -L$(LIBD) -lkbops -Xlinker -rpath,'$$ORIGIN/../../lib'
 
 .PHONY: build problems deps deps-check help
-build: $(STAGE_BINS) $(LIBKBOPS) $(LIBKBRUNNER) $(PROBLEM_SOS)
+build: $(STAGE_BINS) $(LIBKBOPS) $(LIBKBRUNNER) $(PROBLEM_SOS) $(BUILD)/REVISION
+# what `--version` of the binaries prints when KB_GIT_REV is not set; rewritten only when the
+# revision changes, and nothing depends on it (a commit re-runs no stage)
+$(BUILD)/REVISION: FORCE
+	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(KB_GIT_REV)" ] || echo "$(KB_GIT_REV)" > $@
+.PHONY: FORCE
+FORCE:
 problems: $(PROBLEM_SOS)
 
 # ==================================================================================================

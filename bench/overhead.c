@@ -48,6 +48,8 @@ static void medians(const kb_msg_sample *s, size_t n, double *ev, double *wall)
 
 int main(int argc, char **argv)
 {
+    if (kb_version_arg(argc, argv, "kb-bench-overhead"))
+        return 0;
     const char *problem = NULL, *empty = NULL, *sub = NULL, *runner = "build/bin/kb-runner", *csv = NULL;
     static const char usage[] =
         "usage: kb-bench-overhead --problem P.so --empty E.so --submission S.so [--runner R] [--out F.csv]\n"

@@ -34,6 +34,8 @@ static int fwd(void *u)
 
 int main(int argc, char **argv)
 {
+    if (kb_version_arg(argc, argv, "kb-bench-timer-accuracy"))
+        return 0;
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

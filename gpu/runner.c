@@ -314,6 +314,8 @@ static void preload_libraries(const char *submission)
 
 int kb_runner_main(int argc, char **argv, const kb_runner_target *target)
 {
+    if (kb_version_arg(argc, argv, "kb-runner"))
+        return 0;
     R.hooks = target;
     const char *problem = NULL, *submission = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {

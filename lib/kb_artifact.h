@@ -13,7 +13,6 @@
 extern "C" {
 #endif
 
-#define KB_SCHEMA_VERSION 1
 
 /* The outcome of a cell in one stage. Stable strings: they are the artifact format. */
 typedef enum kb_outcome {

@@ -39,6 +39,13 @@ int kb_errf(kb_err *err, int code, const char *fmt, ...)
 uint64_t kb_now_ns(void);
 double kb_now_s(void);
 /* Current UTC time as ISO 8601 ("2026-11-29T14:37:40Z"). */
+/* The artifact format's version (root attribute schema_version of every file). */
+#define KB_SCHEMA_VERSION 1
+
+/* `--version`: "<prog> <revision> (artifact schema N)"; the revision is $KB_GIT_REV (make exports
+ * it) or the REVISION file make writes beside bin/ (BUILD/REVISION), else "unknown". Returns 1
+ * if argv holds --version (printed), else 0. */
+int kb_version_arg(int argc, char **argv, const char *prog);
 /* Now, UTC, ISO 8601 with milliseconds: 2026-12-01T13:46:12.345Z */
 void kb_utc_iso(char *buf, size_t len);
 

@@ -18,6 +18,7 @@ static void print_help(const char *usage, const kb_opt *opts, size_t n)
         printf("  %-26s %s\n", left, opts[i].help);
     }
     printf("  %-26s %s\n", "--help", "this text");
+    printf("  %-26s %s\n", "--version", "the harness revision and the artifact schema version");
     printf("\n");
     kb_config_help(stdout);
     if (strstr(usage, "Exit codes:"))
@@ -50,6 +51,11 @@ static int find_protocol(int argc, char **argv, const char **val)
 int kb_stage_parse(int argc, char **argv, const char *usage, const kb_opt *opts, size_t n_opts, kb_config *cfg, kb_err *err)
 {
     kb_artifact_mark_start();
+    {
+        const char *prog = strrchr(argv[0], '/');
+        if (kb_version_arg(argc, argv, prog ? prog + 1 : argv[0]))
+            return 1;
+    }
     /* The protocol sets every other knob's default, so it applies first, wherever it stands. */
     const char *proto;
     if (find_protocol(argc, argv, &proto) != 0)

@@ -208,3 +208,36 @@ void kb_fmt_bytes(char *buf, size_t len, double bytes)
     }
     snprintf(buf, len, u ? "%.2f %s" : "%.0f %s", bytes, unit[u]);
 }
+
+int kb_version_arg(int argc, char **argv, const char *prog)
+{
+    int asked = 0;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--version"))
+            asked = 1;
+    if (!asked)
+        return 0;
+    char rev[256] = "";
+    const char *env = getenv("KB_GIT_REV");
+    if (env && env[0]) {
+        snprintf(rev, sizeof rev, "%s", env);
+    } else {
+        char exe[4096], path[4200];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        if (n > 0) {
+            exe[n] = '\0';
+            char *slash = strrchr(exe, '/');
+            if (slash)
+                *slash = '\0';
+            snprintf(path, sizeof path, "%s/../REVISION", exe);
+            FILE *f = fopen(path, "r");
+            if (f) {
+                if (fgets(rev, sizeof rev, f))
+                    rev[strcspn(rev, "\n")] = '\0';
+                fclose(f);
+            }
+        }
+    }
+    printf("%s %s (artifact schema %d)\n", prog, rev[0] ? rev : "unknown", KB_SCHEMA_VERSION);
+    return 1;
+}

@@ -12,6 +12,8 @@
 
 int main(int argc, char **argv)
 {
+    if (kb_version_arg(argc, argv, "kb-gpuinfo"))
+        return 0;
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("kb-gpuinfo: list the CUDA devices the GPU stages can use.\n"
                "Exit codes: 0 at least one device; 2 bad command line; 3 no usable CUDA device.\n");

@@ -8,10 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kb_util.h"
+
 #include "kb_h5.h"
 
 int main(int argc, char **argv)
 {
+    if (kb_version_arg(argc, argv, "kb-h5get"))
+        return 0;
     if (argc < 2 || !strcmp(argv[1], "--help")) {
         printf("kb-h5get FILE OBJECT ATTRIBUTE | kb-h5get FILE --dataset PATH\n"
                "Prints an attribute (string or number) or a dataset of an artifact.\n"
