@@ -5,6 +5,7 @@
 #   make report               tables and plots from the artifacts that exist (no GPU needed)
 #   make test                 CPU test suite (what CI runs);  make test-gpu: GPU suite
 #   make help                 every target and knob
+comma := ,
 include config.mk
 # Knob values are checked before any goal runs (not `make help` / `make deps`): a bad one stops
 # here with what it must be, before anything is built or compiled.
@@ -258,6 +259,19 @@ ifneq ($(BAD_CELLS),)
 $(error these submissions name no problem in problems/: $(foreach c,$(BAD_CELLS),submissions/$c.* (closest: $(or $(call near_problems,$(call cell_problem,$c)),none; problems are $(PROBLEM_IDS))))). A submission goes in submissions/<model>/levelN/NNN_name/sK.cu or sK.py, named like problems/levelN/NNN_name.py)
 endif
 endif
+# PROBLEM=level1/019 (or level1/019_relu, 1/19, several comma-separated): those problems only,
+# every model (tools/pick-problem.awk); the cells, baselines and tables are restricted to them.
+ifneq ($(strip $(PROBLEM)),)
+PICKED := $(shell printf '%s\n' $(PROBLEM_IDS) | awk -v want='$(PROBLEM)' -f tools/pick-problem.awk)
+ifeq ($(PICKED),)
+$(error PROBLEM=$(PROBLEM) names no problem (forms: level1/019, level1/019_relu, 1/19, a comma-separated list). Problems: $(PROBLEM_IDS))
+endif
+CELLS := $(foreach c,$(CELLS),$(if $(filter $(call cell_problem,$c),$(PICKED)),$c))
+EVAL_PROBLEMS := $(PICKED)
+PROBLEM_SUFFIX := -$(subst /,_,$(subst $(comma),+,$(PROBLEM)))
+else
+EVAL_PROBLEMS := $(PROBLEM_IDS)
+endif
 CELL_PROBLEMS := $(sort $(foreach c,$(CELLS),$(call cell_problem,$c)))
 
 # ---- knobs, as stage options, and their stamps ---------------------------------------------------
@@ -345,13 +359,13 @@ $(A)/baseline/%/fidelity.h5: $(BUILD)/problems/%.so problems/%.py $(BIN)/kb-runn
 GPU_CELL_STAGES := sanity-check verify-distributions memory-profile
 COMPILE_ARTIFACTS := $(CELLS:%=$(A)/%/compile.h5)
 CELL_ARTIFACTS := $(COMPILE_ARTIFACTS) $(foreach s,$(GPU_CELL_STAGES),$(CELLS:%=$(A)/%/$(s).h5))
-BASELINE_ARTIFACTS := $(foreach s,baseline-time memory-profile,$(PROBLEM_IDS:%=$(A)/baseline/%/$(s).h5))
+BASELINE_ARTIFACTS := $(foreach s,baseline-time memory-profile,$(EVAL_PROBLEMS:%=$(A)/baseline/%/$(s).h5))
 # Where the tables and figures go (make report ARTIFACTS=results/h200/artifacts
 # TABLES_DIR=results/h200/tables/paper PLOTS_DIR=results/h200/plots/paper re-renders the archive).
 TABLES := $(TABLES_DIR)/summary.csv
 
 .PHONY: all compile baselines cells report plots-check fidelity
-FIDELITY_ARTIFACTS := $(PROBLEM_IDS:%=$(A)/baseline/%/fidelity.h5)
+FIDELITY_ARTIFACTS := $(EVAL_PROBLEMS:%=$(A)/baseline/%/fidelity.h5)
 # fidelity.csv (and its figure) from the per-problem artifacts
 fidelity: $(FIDELITY_ARTIFACTS) $(BIN)/kb-h5get
 	@bash tools/fidelity-csv.sh $(A) $(TABLES_DIR)/fidelity.csv $(PLOTS_DIR)
@@ -361,7 +375,7 @@ baselines: $(BASELINE_ARTIFACTS)
 cells: $(CELL_ARTIFACTS)
 
 
-AGGREGATE = $(BIN)/kb-aggregate --artifacts $(A) --problems '$(PROBLEM_IDS)' --models-csv models.csv \
+AGGREGATE = $(BIN)/kb-aggregate --artifacts $(A) --problems '$(EVAL_PROBLEMS)' --models-csv models.csv \
   --reference-csv reference/paper-tables.csv --out $(TABLES_DIR) --plots $(PLOTS_DIR) && \
   { command -v gnuplot >/dev/null || { echo "gnuplot not found: tables made, figures skipped (install gnuplot-nox)"; exit 0; }; \
     for g in plots/*.gp; do gnuplot -e "dir='$(PLOTS_DIR)'" $$g || exit 1; done; \
@@ -457,5 +471,5 @@ help:
 	@awk -f tools/make-help.awk Makefile config.mk
 
 ifneq ($(filter all cells compile baselines report,$(MAKECMDGOALS)),)
-$(info kb: PROTOCOL=$(PROTOCOL) TIMER=$(TIMER) TAU=$(TAU) MODEL=$(or $(MODEL),<all>) models=[$(MODELS)] cells=$(words $(CELLS)) problems=$(words $(PROBLEM_IDS)) artifacts=$(A) GPUS=$(GPUS) rev=$(KB_GIT_REV))
+$(info kb: PROTOCOL=$(PROTOCOL) TIMER=$(TIMER) TAU=$(TAU) MODEL=$(or $(MODEL),<all>) models=[$(MODELS)] cells=$(words $(CELLS)) problems=$(words $(EVAL_PROBLEMS)) artifacts=$(A) GPUS=$(GPUS) rev=$(KB_GIT_REV))
 endif

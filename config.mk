@@ -8,6 +8,9 @@
 MODEL ?=
 # LEVELS: which problem levels to evaluate.
 LEVELS ?= level1 level2 level3
+# PROBLEM: one problem (level1/019, level1/019_relu or 1/19; several comma-separated), every model
+# unless MODEL says which; empty = all problems of LEVELS.
+PROBLEM ?=
 
 # ---- protocol --------------------------------------------------------------------------------
 # paper : KernelBench-Verified exactly (5 standard trials, hidden distributions D1-D4 scaling the
@@ -65,8 +68,9 @@ BUILD ?= build
 # Artifact root: $(ARTIFACTS)/<protocol>/ holds each protocol's tree.
 ARTIFACTS ?= artifacts
 # Where `make report` writes the tables (CSV, Markdown, LaTeX) and the figures.
-TABLES_DIR ?= $(ARTIFACTS)/$(PROTOCOL)/tables
-PLOTS_DIR ?= plots/$(PROTOCOL)
+# (with PROBLEM set: tables-<problem>/ and plots/<protocol>-<problem>/, beside the full ones)
+TABLES_DIR ?= $(ARTIFACTS)/$(PROTOCOL)/tables$(PROBLEM_SUFFIX)
+PLOTS_DIR ?= plots/$(PROTOCOL)$(PROBLEM_SUFFIX)
 # Prefix of carried static dependencies (tools/bundle-deps.sh); empty = this machine's packages.
 DEPS_PREFIX ?=
 

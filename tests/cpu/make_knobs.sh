@@ -31,6 +31,16 @@ for goal in compile cells all; do
 done
 make help TAU=abc > /dev/null 2>&1 || { echo "FAIL: make help with a bad knob"; fail=1; }
 out=$(make -n report TAU=1e-4 GPUS=0,1 PACE=0 CLOCK_TOL=0 SEED=0 WARMUP=0 2>&1) || { echo "FAIL: good knobs refused: $out" | head -3; fail=1; }
+# PROBLEM=1/19: the cells and baselines of that problem only, the tables beside the full ones
+out=$(KB_SKIP_GPU_CHECK=1 make -n all PROBLEM=1/19 MODEL=demo-naive 2>&1)
+if ! grep -q "cells=2 problems=1 " <<< "$out" || grep -- "--problem build/problems/" <<< "$out" | grep -qv 019_relu ||
+   ! grep -q -- "--out artifacts/paper/tables-1_19 " <<< "$out"; then
+    echo "FAIL: make -n all PROBLEM=1/19: $(grep '^kb:' <<< "$out")"; fail=1
+else
+    echo "ok: make all PROBLEM=1/19 MODEL=demo-naive: 2 cells, baselines of 019_relu only, tables in tables-1_19"
+fi
+out=$(make -n compile PROBLEM=level1/077 2>&1) && { echo "FAIL: PROBLEM=level1/077 accepted"; fail=1; }
+grep -q "PROBLEM=level1/077 names no problem.*Problems: level1/001" <<< "$out" || { echo "FAIL: bad PROBLEM message: $out"; fail=1; }
 # make help: every knob of config.mk with its default, every target the Makefile documents, and
 # no Makefile text
 h=$(make help 2>&1)
