@@ -364,7 +364,9 @@ BASELINE_ARTIFACTS := $(foreach s,baseline-time memory-profile,$(EVAL_PROBLEMS:%
 # TABLES_DIR=results/h200/tables/paper PLOTS_DIR=results/h200/plots/paper re-renders the archive).
 TABLES := $(TABLES_DIR)/summary.csv
 
-.PHONY: all compile baselines cells report plots-check fidelity
+.PHONY: all compile baselines cells report plots-check fidelity list
+list: $(BIN)/kb-h5get
+	@bash tools/list.sh $(A) '$(EVAL_PROBLEMS)' '$(MODELS)' $(BIN)/kb-h5get
 FIDELITY_ARTIFACTS := $(EVAL_PROBLEMS:%=$(A)/baseline/%/fidelity.h5)
 # fidelity.csv (and its figure) from the per-problem artifacts
 fidelity: $(FIDELITY_ARTIFACTS) $(BIN)/kb-h5get
@@ -463,6 +465,7 @@ test-gpu: build $(GPU_TEST_BINS)
 #: fidelity               the C baselines against PyTorch eager: tables/fidelity.csv and its figure (GPU)
 #: build                  the stages, libraries and problems (no GPU needed to build)
 #: problems               the problem objects only
+#: list                   every problem with its status per model (samples, compiled, passed, verified)
 #: gpu-check              is there a usable CUDA device? (exit 3 if not)
 #: test                   the CPU suite (what CI runs; builds what it needs)
 #: test-gpu               the GPU suite (both protocols' pipelines, verdicts, faults, fidelity, kill/resume)
