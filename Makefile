@@ -27,6 +27,30 @@ ifeq ($(KB_SKIP_GPU_CHECK)$(wildcard /dev/nvidiactl /dev/nvidia0 /proc/driver/nv
 $(error no NVIDIA driver or GPU on this machine (no /dev/nvidiactl): '$(or $(filter $(GPU_GOALS),$(MAKECMDGOALS)),all)' needs a CUDA GPU. Without one: 'make compile' (build every submission), 'make report' (tables from existing artifacts), 'make test' (the CPU suite). KB_SKIP_GPU_CHECK=1 skips this check)
 endif
 endif
+# Progress: the top-level make of a run counts the stage commands it will run (a dry run of the
+# same goals), and every stage line then shows [k/N, ETA]; the goal's end prints a summary of what
+# ran and what did not pass (tools/run-summary.sh). Quiet by default; V=1 shows the commands.
+PROGRESS_GOALS := all cells baselines compile fidelity
+ifeq ($(MAKELEVEL),0)
+ifeq ($(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MAKEFLAGS))),)
+ifneq ($(filter $(PROGRESS_GOALS),$(or $(MAKECMDGOALS),all)),)
+export KB_PROGRESS_TOTAL := $(shell $(MAKE) -n --no-print-directory $(MAKECMDGOALS) $(MAKEOVERRIDES) 2>/dev/null | \
+  grep -c 'bin/kb-\(compile\|sanity-check\|verify-distributions\|memory-profile\|baseline-time\|fidelity\) ')
+export KB_PROGRESS_T0 := $(shell date +%s.%N)
+export KB_PROGRESS_FILE := $(abspath $(or $(BUILD),build))/progress/run-$(subst .,,$(KB_PROGRESS_T0))
+$(shell mkdir -p $(dir $(KB_PROGRESS_FILE)) && : > $(KB_PROGRESS_FILE) && ls -1t $(dir $(KB_PROGRESS_FILE)) | tail -n +21 | sed "s|^|$(dir $(KB_PROGRESS_FILE))|" | xargs -r rm -f)
+endif
+endif
+endif
+Q := $(if $(V),,@)
+# the summary, once: the recipe of the last goal given (only in a run that counts progress, so
+# `make -q` still sees the goals up to date)
+ifneq ($(KB_PROGRESS_FILE),)
+ifneq ($(filter $(lastword $(or $(MAKECMDGOALS),all)),all cells baselines compile),)
+SUMMARY_GOAL := $(lastword $(or $(MAKECMDGOALS),all))
+endif
+endif
+
 
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
@@ -304,14 +328,14 @@ $(call update_stamp,$(BUILD)/stamps/compile.stamp,$(STAMP_compile))
 # no GPU. `make gpu-check` asks up front.
 .PHONY: gpu-check
 gpu-check: $(BIN)/kb-gpuinfo
-	@$(BIN)/kb-gpuinfo >/dev/null || { echo "make: GPU stages need a CUDA device; 'make compile' and 'make report' work without one." >&2; exit 3; }
+	$(Q)$(BIN)/kb-gpuinfo >/dev/null || { echo "make: GPU stages need a CUDA device; 'make compile' and 'make report' work without one." >&2; exit 3; }
 
 # ---- rules ---------------------------------------------------------------------------------------
 .SECONDEXPANSION:
 
 # compile: once per sample, whatever the protocol; each protocol tree gets a copy of the record.
 $(SUBS)/%/compile.h5: submissions/%.cu $(BIN)/kb-compile $(wildcard include/kb/*.h) $(BUILD)/stamps/compile.stamp
-	@$(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --gencode '$(CUDA_GENCODE)' --nvcc $(NVCC) --include include \
+	$(Q)$(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --gencode '$(CUDA_GENCODE)' --nvcc $(NVCC) --include include \
 	  --src $< --out-so $(SUBS)/$*/kernel.so --out $@ \
 	  --model $(call cell_model,$*) --problem $(call cell_problem,$*) --sample $(call cell_sample,$*)
 
@@ -320,7 +344,7 @@ $(SUBS)/%/compile.h5: submissions/%.cu $(BIN)/kb-compile $(wildcard include/kb/*
 # directory, sharing one content-addressed cache (py/kbpy/build.py).
 KBPY := $(wildcard py/kbpy/*.py)
 $(SUBS)/%/compile.h5: submissions/%.py $(BIN)/kb-compile $(KBPY) $(BUILD)/stamps/compile.stamp
-	@$(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --py-cache $(PY_CACHE) --py-dir py \
+	$(Q)$(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --py-cache $(PY_CACHE) --py-dir py \
 	  --src $< --out-so $(SUBS)/$*/kernel.py --out $@ \
 	  --model $(call cell_model,$*) --problem $(call cell_problem,$*) --sample $(call cell_sample,$*)
 
@@ -335,25 +359,25 @@ CELL_FLAGS = --problem $(BUILD)/problems/$(call cell_problem,$*).so --submission
   --compile $(A)/$*/compile.h5 --model $(call cell_model,$*) --sample $(call cell_sample,$*) --out $@
 
 $(A)/%/sanity-check.h5: $(CELL_DEPS) $(BIN)/kb-sanity-check $(STAMPS)/sanity-check.stamp
-	@$(BIN)/kb-sanity-check $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS)
+	$(Q)$(BIN)/kb-sanity-check $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS)
 
 # verify and memory read the standard check's outcome: a sample that hung or crashed there is
 # recorded as such rather than run (and timed out) again.
 $(A)/%/verify-distributions.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(BIN)/kb-verify-distributions $(STAMPS)/verify-distributions.stamp
-	@$(BIN)/kb-verify-distributions $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
+	$(Q)$(BIN)/kb-verify-distributions $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
 
 $(A)/%/memory-profile.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(BIN)/kb-memory-profile $(STAMPS)/memory-profile.stamp
-	@$(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
+	$(Q)$(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
 
 $(A)/baseline/%/baseline-time.h5: $(BUILD)/problems/%.so $(BIN)/kb-runner $(BIN)/kb-baseline-time $(STAMPS)/baseline-time.stamp
-	@$(BIN)/kb-baseline-time $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --out $@
+	$(Q)$(BIN)/kb-baseline-time $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --out $@
 
 $(A)/baseline/%/memory-profile.h5: $(BUILD)/problems/%.so $(BIN)/kb-runner $(BIN)/kb-memory-profile $(STAMPS)/memory-profile.stamp
-	@$(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) --baseline --problem $< --out $@
+	$(Q)$(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) --baseline --problem $< --out $@
 
 # PyTorch eager against the C baseline, per problem (both math modes, both timers, one process).
 $(A)/baseline/%/fidelity.h5: $(BUILD)/problems/%.so problems/%.py $(BIN)/kb-runner $(LIBKBRUNNER) $(KBPY) $(BIN)/kb-fidelity $(STAMPS)/baseline-time.stamp
-	@$(BIN)/kb-fidelity $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --spec problems/$*.py --out $@
+	$(Q)$(BIN)/kb-fidelity $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --spec problems/$*.py --out $@
 
 # ---- what to make ----------------------------------------------------------------------------------
 GPU_CELL_STAGES := sanity-check verify-distributions memory-profile
@@ -375,6 +399,10 @@ all: $(TABLES)
 compile: $(COMPILE_ARTIFACTS)
 baselines: $(BASELINE_ARTIFACTS)
 cells: $(CELL_ARTIFACTS)
+ifneq ($(SUMMARY_GOAL),)
+$(SUMMARY_GOAL):
+	@bash tools/run-summary.sh $(KB_PROGRESS_FILE) $(A)
+endif
 
 
 AGGREGATE = $(BIN)/kb-aggregate --artifacts $(A) --problems '$(EVAL_PROBLEMS)' --models-csv models.csv \

@@ -67,9 +67,12 @@ int kb_write_skipped(const char *stage, const char *path, const kb_cell *cell, c
         return -1;
     kb_h5w_attr_i64(w, "/", "ran", 0);
     int rc = kb_artifact_finish(w, outcome, detail, err);
-    if (rc == 0)
-        printf("[%-13s] %-14s %-28s %-3s %s (not run)\n", stage, cell->model, cell->problem, cell->sample,
+    if (rc == 0) {
+        char tag[96];
+        kb_progress_tag(stage, cell->model, cell->problem, cell->sample, kb_outcome_name(outcome), tag, sizeof tag);
+        printf("%s[%-13s] %-14s %-28s %-3s %s (not run)\n", tag, stage, cell->model, cell->problem, cell->sample,
                kb_outcome_name(outcome));
+    }
     return rc;
 }
 
@@ -82,7 +85,9 @@ void kb_progress(const kb_gpu_stage *st, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    printf("[%-13s] %-14s %-28s %-3s %s  [%.1f s]\n", st->name, st->cell.model, st->cell.problem,
+    char tag[96];
+    kb_progress_tag(st->name, st->cell.model, st->cell.problem, st->cell.sample, text, tag, sizeof tag);
+    printf("%s[%-13s] %-14s %-28s %-3s %s  [%.1f s]\n", tag, st->name, st->cell.model, st->cell.problem,
            st->cell.sample && st->cell.sample[0] ? st->cell.sample : "-", text, kb_now_s() - st->t0);
     fflush(stdout);
 }

@@ -39,6 +39,12 @@ int kb_errf(kb_err *err, int code, const char *fmt, ...)
 uint64_t kb_now_ns(void);
 double kb_now_s(void);
 /* Current UTC time as ISO 8601 ("2026-11-29T14:37:40Z"). */
+/* Progress of a make run: when make sets KB_PROGRESS_FILE, KB_PROGRESS_TOTAL and KB_PROGRESS_T0,
+ * appends "stage<TAB>model<TAB>problem<TAB>sample<TAB>result" to the file (under a lock) and
+ * writes "[k/N, ETA 3m05s] " to tag (k: lines so far; the ETA from the run's mean pace), else "". */
+void kb_progress_tag(const char *stage, const char *model, const char *problem, const char *sample, const char *result,
+                     char *tag, size_t n);
+
 /* The artifact format's version (root attribute schema_version of every file). */
 #define KB_SCHEMA_VERSION 1
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -240,4 +241,47 @@ int kb_version_arg(int argc, char **argv, const char *prog)
     }
     printf("%s %s (artifact schema %d)\n", prog, rev[0] ? rev : "unknown", KB_SCHEMA_VERSION);
     return 1;
+}
+
+void kb_progress_tag(const char *stage, const char *model, const char *problem, const char *sample, const char *result,
+                     char *tag, size_t n)
+{
+    tag[0] = '\0';
+    const char *file = getenv("KB_PROGRESS_FILE"), *tot = getenv("KB_PROGRESS_TOTAL"), *t0s = getenv("KB_PROGRESS_T0");
+    if (!file || !file[0] || !tot || !t0s)
+        return;
+    int fd = open(file, O_RDWR | O_APPEND | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char line[1024];
+    char word[64];
+    snprintf(word, sizeof word, "%s", result ? result : "");
+    word[strcspn(word, " \t:")] = '\0';
+    int len = snprintf(line, sizeof line, "%s\t%s\t%s\t%s\t%s\n", stage, model ? model : "", problem ? problem : "",
+                       sample && sample[0] ? sample : "-", word);
+    long k = 0;
+    if (flock(fd, LOCK_EX) == 0) {
+        if (len > 0 && write(fd, line, (size_t)len) == len) {
+            char buf[65536];
+            ssize_t r;
+            lseek(fd, 0, SEEK_SET);
+            while ((r = read(fd, buf, sizeof buf)) > 0)
+                for (ssize_t i = 0; i < r; i++)
+                    k += buf[i] == '\n';
+        }
+        flock(fd, LOCK_UN);
+    }
+    close(fd);
+    long total = strtol(tot, NULL, 10);
+    if (k <= 0 || total <= 0)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    double elapsed = (double)ts.tv_sec + ts.tv_nsec * 1e-9 - strtod(t0s, NULL);
+    if (k < total && elapsed > 0) {
+        long eta = (long)(elapsed / (double)k * (double)(total - k) + 0.5);
+        snprintf(tag, n, "[%ld/%ld, ETA %ldm%02lds] ", k, total, eta / 60, eta % 60);
+    } else {
+        snprintf(tag, n, "[%ld/%ld] ", k, total);
+    }
 }

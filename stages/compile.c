@@ -351,7 +351,9 @@ static int compile_py(const char *src, const char *out_py, const char *out, cons
     char reasons[2048];
     write_symbols(w, built, &all, extra, reasons, sizeof reasons);
     int rc = kb_artifact_finish(w, outcome, detail, err);
-    printf("[compile      ] %-14s %-28s %-3s %s%s%s (%.1f s, %.1f core-s)%s%s\n", cell->model, cell->problem,
+    char tag[96];
+    kb_progress_tag("compile", cell->model, cell->problem, cell->sample, kb_outcome_name(outcome), tag, sizeof tag);
+    printf("%s[compile      ] %-14s %-28s %-3s %s%s%s (%.1f s, %.1f core-s)%s%s\n", tag, cell->model, cell->problem,
            cell->sample, outcome == KB_OUT_OK ? "ok" : kb_outcome_name(outcome), detail[0] ? ": " : "", detail,
            wall_s, core_s, reasons[0] ? " flags: " : "", reasons);
     for (size_t i = 0; i < n_ext; i++)
@@ -516,7 +518,9 @@ int main(int argc, char **argv)
     kb_severity worst = write_symbols(w, built, &syms, NULL, reasons, sizeof reasons);
 
     int rc = kb_artifact_finish(w, outcome, detail, &err);
-    printf("[compile      ] %-14s %-28s %-3s %s %s (%.1f s)%s%s\n", model, problem, sample,
+    char tag[96];
+    kb_progress_tag("compile", model, problem, sample, kb_outcome_name(outcome), tag, sizeof tag);
+    printf("%s[compile      ] %-14s %-28s %-3s %s %s (%.1f s)%s%s\n", tag, model, problem, sample,
            outcome == KB_OUT_OK ? "ok" : kb_outcome_name(outcome), built ? kb_scan_verdict_name(worst) : "",
            res.wall_s, reasons[0] ? " flags: " : "", reasons);
     if (outcome != KB_OUT_OK && res.output_len) {

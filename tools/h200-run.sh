@@ -151,8 +151,8 @@ elif [ "$phase" = py1 ]; then
     python3 -c 'import sys, torch, sysconfig; print(sys.executable, torch.__version__, torch.version.cuda, sysconfig.get_paths()["include"])'
     which ninja nvcc; ls "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h"
     rm -rf build/kbpy-cache build/sub/demo-kernelbench
-    t make -j"$J" compile MODEL=demo-kernelbench > "$OUT/compile-py.log" 2>&1; grep "^\[compile" "$OUT/compile-py.log"
-    tail -30 "$OUT/compile-py.log" | grep -v "^\[compile"
+    t make -j"$J" compile MODEL=demo-kernelbench > "$OUT/compile-py.log" 2>&1; grep "\[compile" "$OUT/compile-py.log"
+    tail -30 "$OUT/compile-py.log" | grep -v "\[compile"
     tar czf "$OUT/sub-manifests.tgz" $(find build/sub/demo-kernelbench -name manifest.json -o -name build.log) 2>/dev/null
     c=demo-kernelbench/level1/019_relu/s0
     KB_SANDBOX_AUDIT=1 lim build/bin/kb-sanity-check --runner build/bin/kb-runner --problem build/problems/level1/019_relu.so \
@@ -168,7 +168,7 @@ elif [ "$phase" = py2 ]; then
     # issue #11: cold builds of every .py on 16 cores (the build-cost figures), demo-kernelbench
     # through both protocols, the two .py faults, the verdict table
     rm -rf build/kbpy-cache build/sub/demo-kernelbench /tmp/kb-fault-*
-    t make -j"$J" compile MODEL=demo-kernelbench > "$OUT/compile-py.log" 2>&1; grep "^\[compile" "$OUT/compile-py.log"
+    t make -j"$J" compile MODEL=demo-kernelbench > "$OUT/compile-py.log" 2>&1; grep "\[compile" "$OUT/compile-py.log"
     for f in build/sub/demo-kernelbench/level1/*/*/compile.h5; do
         echo "$(build/bin/kb-h5get $f / core_s) $(build/bin/kb-h5get $f / wall_s) ${f#build/sub/}"
     done > "$OUT/build-cost.txt"
@@ -196,7 +196,7 @@ elif [ "$phase" = py4 ]; then
     # on the 16 cores (the build-cost figures), then both protocols over every model (the GPU
     # suite's pipeline step), saved for py5
     rm -rf build/kbpy-cache build/sub/demo-kernelbench /tmp/kb-fault-*
-    t make -j8 compile MODEL=demo-kernelbench > "$OUT/compile-py.log" 2>&1; grep "^\[compile" "$OUT/compile-py.log" | tail -3
+    t make -j8 compile MODEL=demo-kernelbench > "$OUT/compile-py.log" 2>&1; grep "\[compile" "$OUT/compile-py.log" | tail -3
     for f in build/sub/demo-kernelbench/level1/*/*/compile.h5; do
         echo "$(build/bin/kb-h5get $f / core_s) $(build/bin/kb-h5get $f / wall_s) ${f#build/sub/}"
     done > "$OUT/build-cost.txt"

@@ -45,14 +45,20 @@ cells=$(find submissions/$MODEL -path "submissions/$MODEL/level*/*/*.cu" | wc -l
 echo "copy: $(find . -type f | wc -l) files, $cells $MODEL cells, build copied from $BUILD_SRC"
 
 mk() { make --no-print-directory BUILD="$B" MODEL=$MODEL "$@"; }
-compile_lines() { grep -c '^\[compile' "$1" || true; }
+# a stage line, after its progress tag "[k/N, ETA ...] " when make shows one
+CL='^(\[[0-9]+/[0-9]+[^]]*\] )?\[compile'
+compile_lines() { grep -cE "$CL" "$1" || true; }
 
 # ---- 1. a full compile ----------------------------------------------------------------------------
 t0=$(date +%s.%N)
 mk compile >"$tmp/1.log" 2>&1 || { FAIL "make compile exited $?"; tail -30 "$tmp/1.log"; }
 t1=$(date +%s.%N)
 n=$(compile_lines "$tmp/1.log")
-[ "$n" = "$cells" ] || { FAIL "first make compile printed $n [compile] lines, want $cells"; grep '^\[compile' "$tmp/1.log"; }
+[ "$n" = "$cells" ] || { FAIL "first make compile printed $n [compile] lines, want $cells"; grep -E "$CL" "$tmp/1.log"; }
+# progress: every line numbered k/N with N = the cells to compile, an ETA until the last; the summary
+grep -qE "^\[1/$cells, ETA [0-9]+m[0-9]{2}s\] \[compile" "$tmp/1.log" && grep -qE "^\[$cells/$cells\] \[compile" "$tmp/1.log" &&
+    grep -q "^== ran $cells stage commands in .*: compile $cells" "$tmp/1.log" && grep -q "^== every stage command passed" "$tmp/1.log" ||
+    FAIL "make compile's progress lines or summary: $(grep -E '^\[|^==' "$tmp/1.log" | sed -n '1p;$p')"
 echo "1. make compile: $n cells compiled in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
 
 # ---- 2. nothing to do ----------------------------------------------------------------------------
@@ -67,7 +73,8 @@ mk compile >"$tmp/2.log" 2>&1 || FAIL "second make compile exited $?"
 t1=$(date +%s.%N)
 dt=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
 n=$(compile_lines "$tmp/2.log")
-[ "$n" = 0 ] || { FAIL "second make compile recompiled $n cells"; grep '^\[compile' "$tmp/2.log"; }
+[ "$n" = 0 ] || { FAIL "second make compile recompiled $n cells"; grep -E "$CL" "$tmp/2.log"; }
+grep -q "^== nothing to run: everything is up to date" "$tmp/2.log" || FAIL "an up-to-date make compile does not say so"
 awk -v t="$dt" 'BEGIN { exit !(t < 30) }' || FAIL "a no-op make compile took $dt s"
 echo "2. make -q compile: exit $q; second make compile: $n cells in $dt s"
 
@@ -81,11 +88,11 @@ mk compile >"$tmp/3.log" 2>&1 || FAIL "make compile after touch exited $?"
 n=$(compile_lines "$tmp/3.log")
 problem=${cell%/*}
 sample=${cell##*/}
-if [ "$n" != 1 ] || ! grep '^\[compile' "$tmp/3.log" | grep -q "$problem .* $sample "; then
+if [ "$n" != 1 ] || ! grep -E "$CL" "$tmp/3.log" | grep -q "$problem .* $sample "; then
     FAIL "after touching $victim: $n [compile] lines, want exactly one naming $problem $sample"
-    grep '^\[compile' "$tmp/3.log"
+    grep -E "$CL" "$tmp/3.log"
 fi
-echo "3. touch $victim: $n cell recompiled: $(grep '^\[compile' "$tmp/3.log" | tr -s ' ')"
+echo "3. touch $victim: $n cell recompiled: $(grep -E "$CL" "$tmp/3.log" | tr -s ' ')"
 
 # ---- 4. a knob ----------------------------------------------------------------------------------
 mk compile COMPILE_TIMEOUT=301 >"$tmp/4.log" 2>&1 || FAIL "make compile COMPILE_TIMEOUT=301 exited $?"
