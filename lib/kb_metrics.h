@@ -88,6 +88,7 @@ typedef struct kb_sample_rec {
     double tau;               /* /config @tau (the tolerance the recorded verdicts used) */
     int trials_run, trials_passed;
     double kernel_ms;         /* /timing/kernel @reported_ms when @timed; NaN otherwise */
+    double kernel_ci_lo_ms, kernel_ci_hi_ms; /* the robust timer's 95% CI of the median; NaN otherwise */
     double std_tau_req;       /* max over ran, non-skipped trials and outputs of tau_req; +inf if a
                                * trial's call failed; NaN if unknown */
     int std_complete;         /* every trial of /config @std_trials ran (the stage stops at the

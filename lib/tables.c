@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "kb_h5.h"
@@ -422,6 +423,18 @@ static void load_sanity(const char *dir, kb_sample_rec *s, kb_notes *notes)
     s->trials_passed = (int)attr_i64(r, "/", "trials_passed", ran ? -1 : 0);
     if (ran && attr_i64(r, "/", "timed", 0) == 1)
         s->kernel_ms = attr_f64(r, "/timing/kernel", "reported_ms", NAN);
+    s->kernel_ci_lo_ms = s->kernel_ci_hi_ms = NAN;
+    char timer[16] = "";
+    attr_str(r, "/config", "timer", timer, sizeof timer);
+    if (ran && attr_i64(r, "/", "timed", 0) == 1 && !strcmp(timer, "robust")) {
+        /* the robust timer reports the median: the CI of the median, moved by what reported_ms subtracts from it (overhead, floor) */
+        double med = attr_f64(r, "/timing/kernel", "median_ms", NAN);
+        double lo = attr_f64(r, "/timing/kernel", "median_ci_lo_ms", NAN), hi = attr_f64(r, "/timing/kernel", "median_ci_hi_ms", NAN);
+        if (isfinite(med) && isfinite(lo) && isfinite(hi) && isfinite(s->kernel_ms)) {
+            s->kernel_ci_lo_ms = lo - med + s->kernel_ms;
+            s->kernel_ci_hi_ms = hi - med + s->kernel_ms;
+        }
+    }
     {
         /* a .py: the library calls its forward made through PyTorch ops (the first call's note) */
         char **notes_v = NULL;
@@ -1283,7 +1296,7 @@ static int write_cells(const kb_report *r, const char *dir, kb_err *err)
                                  "trials_run",     "trials_passed", "std_tau_req", "kernel_ms",    "verify",
                                  "hidden_pass",    "verified",      "reason",      "dists_failed", "hid_tau_req",
                                  "memory",         "peak_bytes",    "speedup_fp32", "speedup_tf32", "kind",
-                                 "libraries",      "torch_op_libraries"};
+                                 "libraries",      "torch_op_libraries", "kernel_ci_lo_ms", "kernel_ci_hi_ms"};
     c_header(&o, cols, sizeof cols / sizeof cols[0]);
     for (size_t m = 0; m < d->n_models; m++)
         for (size_t p = 0; p < d->n_problems; p++) {
@@ -1320,6 +1333,8 @@ static int write_cells(const kb_report *r, const char *dir, kb_err *err)
                 c_str(&o, s->kind);
                 c_str(&o, s->libraries);
                 c_str(&o, s->torch_libs);
+                c_num(&o, s->kernel_ci_lo_ms);
+                c_num(&o, s->kernel_ci_hi_ms);
                 c_end(&o);
             }
         }
@@ -2034,6 +2049,145 @@ static int write_warnings(const kb_report *r, const char *dir, kb_err *err)
     return out_commit(&o, dir, "warnings.txt", err);
 }
 
+/* ---- results.json: every CSV table, its columns with units ------------------------------------ */
+
+/* The unit of a table column: what a number in it counts or measures (docs/metrics.md). */
+static const char *column_unit(const char *c)
+{
+    size_t n = strlen(c);
+    static const struct { const char *name, *unit; } exact[] = {
+        {"correctness", "fraction of the problems (0..1)"},
+        {"compile_rate", "fraction of the samples (0..1)"},
+        {"mem_eff", "ratio: baseline peak bytes / kernel peak bytes (geometric mean)"},
+        {"mem_eff_pct", "fraction of the problems (0..1)"},
+        {"mem_increase", "fraction of the correctly solved problems (0..1)"},
+        {"speedup", "ratio: baseline time / kernel time (geometric mean)"},
+        {"tau", "allclose atol = rtol (dimensionless)"},
+        {"flops", "floating-point operations"},
+        {"bytes", "bytes"},
+        {"level", NULL},
+    };
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (!strcmp(c, exact[i].name))
+            return exact[i].unit;
+    if (!strncmp(c, "fast_", 5))
+        return "fraction of the problems (0..1)";
+    if (!strncmp(c, "speedup_", 8))
+        return "ratio: baseline time / kernel time";
+    if (n > 3 && !strcmp(c + n - 3, "_ms"))
+        return "ms";
+    if (n > 6 && !strcmp(c + n - 6, "_bytes"))
+        return "bytes";
+    if (n > 8 && !strcmp(c + n - 8, "_tau_req"))
+        return "dimensionless: the tau the output would need";
+    if (!strncmp(c, "n_", 2) || !strcmp(c, "samples") || !strncmp(c, "trials_", 7) || strstr(c, "_samples") ||
+        !strcmp(c, "ran") || !strcmp(c, "skipped") || !strcmp(c, "passed") || !strcmp(c, "failed") ||
+        !strcmp(c, "not_run") || !strncmp(c, "std_", 4) || !strncmp(c, "ver_", 4) || !strcmp(c, "compiled") ||
+        !strcmp(c, "compiled_samples") || !strcmp(c, "tf32_models") || !strcmp(c, "hidden_models"))
+        return "count";
+    return NULL; /* a name, a label, a flag or a reason */
+}
+
+static void json_str(FILE *f, const char *v)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+/* a cell: a JSON number when it is one whole (NaN, inf -> null), else a string */
+static void json_cell(FILE *f, const char *v)
+{
+    char *end;
+    if (!*v) {
+        fputs("null", f);
+        return;
+    }
+    double d = strtod(v, &end);
+    if (*end == '\0' && end != v) {
+        if (isfinite(d))
+            fputs(v, f);
+        else
+            fputs("null", f);
+    } else {
+        json_str(f, v);
+    }
+}
+
+static int write_results_json(const kb_report *r, const char *out_dir, kb_err *err)
+{
+    static const char *tables[] = {"summary", "problems", "cells", "tolerance", "reach", "distributions", "verdicts",
+                                   "flags"};
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%s/results.json", out_dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return kb_errf(err, KB_EXIT_FAIL, "cannot write %s: %s", tmp, strerror(errno));
+    const char *rev = getenv("KB_GIT_REV");
+    fprintf(f, "{\n  \"schema\": 1,\n  \"protocol\": ");
+    json_str(f, r->protocol);
+    fprintf(f, ",\n  \"artifacts\": ");
+    json_str(f, r->artifacts);
+    fprintf(f, ",\n  \"harness_rev\": ");
+    json_str(f, rev && rev[0] ? rev : "unknown");
+    fprintf(f, ",\n  \"doc\": \"docs/metrics.md (metrics, tables), docs/artifacts.md (raw data)\",\n  \"tables\": {");
+    int rc = 0;
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0] && rc == 0; t++) {
+        char csv[4200];
+        snprintf(csv, sizeof csv, "%s/%s.csv", out_dir, tables[t]);
+        csv_table ct;
+        if (csv_read(csv, &ct, err) != 0) {
+            rc = -1;
+            break;
+        }
+        fprintf(f, "%s\n    \"%s\": {\n      \"columns\": [", t ? "," : "", tables[t]);
+        size_t n_cols = ct.n ? ct.ncols[0] : 0;
+        for (size_t c = 0; c < n_cols; c++) {
+            const char *u = column_unit(ct.rows[0][c]);
+            fprintf(f, "%s\n        {\"name\": ", c ? "," : "");
+            json_str(f, ct.rows[0][c]);
+            fprintf(f, ", \"unit\": ");
+            if (u)
+                json_str(f, u);
+            else
+                fputs("null", f);
+            fputc('}', f);
+        }
+        fprintf(f, "\n      ],\n      \"rows\": [");
+        int first = 1;
+        for (size_t row = 1; row < ct.n; row++) {
+            if (csv_blank(&ct, row))
+                continue;
+            fprintf(f, "%s\n        [", first ? "" : ",");
+            first = 0;
+            for (size_t c = 0; c < n_cols; c++) {
+                if (c)
+                    fputs(", ", f);
+                json_cell(f, csv_cell(&ct, row, (int)c));
+            }
+            fputc(']', f);
+        }
+        fprintf(f, "\n      ]\n    }");
+        csv_table_free(&ct);
+    }
+    fprintf(f, "\n  }\n}\n");
+    if (fclose(f) != 0 && rc == 0)
+        rc = kb_errf(err, KB_EXIT_FAIL, "cannot write %s: %s", tmp, strerror(errno));
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = kb_errf(err, KB_EXIT_FAIL, "cannot rename %s: %s", tmp, strerror(errno));
+    if (rc != 0)
+        unlink(tmp);
+    return rc;
+}
+
 int kb_write_tables(const kb_report *r, const char *out_dir, kb_err *err)
 {
     if (kb_mkdirs(out_dir, err) != 0)
@@ -2043,7 +2197,16 @@ int kb_write_tables(const kb_report *r, const char *out_dir, kb_err *err)
         write_flags(r, out_dir, err) || write_markdown(r, out_dir, err) || write_latex(r, out_dir, err) ||
         write_warnings(r, out_dir, err))
         return -1;
-    return write_summary(r, out_dir, err);
+    /* summary.csv is make's target: written last, and removed again if results.json fails */
+    if (write_summary(r, out_dir, err) != 0)
+        return -1;
+    if (write_results_json(r, out_dir, err) != 0) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/summary.csv", out_dir);
+        unlink(p);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- gnuplot data ----------------------------------------------------------------------------- */

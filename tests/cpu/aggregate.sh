@@ -82,6 +82,34 @@ twothirds=0.6666666666666666
 
 # ---- 1. the whole fixture ---------------------------------------------------------------------
 aggregate || fail "kb-aggregate failed on a complete fixture tree: $(cat "$tmp/stderr")"
+# results.json: every table, its columns as in the CSV, units where a number has one
+J=$T/results.json
+[ -s "$J" ] || fail "no results.json"
+for t in summary problems cells tolerance reach distributions verdicts flags; do
+    grep -q "\"$t\": {" "$J" || fail "results.json lacks table $t"
+done
+if command -v python3 >/dev/null; then
+    python3 - "$J" "$T" <<'PYEOF' || fail "results.json does not match the CSVs"
+import csv, json, math, sys
+d = json.load(open(sys.argv[1]))
+for name, t in d["tables"].items():
+    rows = list(csv.reader(open(f"{sys.argv[2]}/{name}.csv")))
+    assert [c["name"] for c in t["columns"]] == rows[0], name
+    body = [r for r in rows[1:] if any(r)]
+    assert len(t["rows"]) == len(body), (name, len(t["rows"]), len(body))
+    for got, want in zip(t["rows"], body):
+        for g, w in zip(got, want):
+            if g is None:
+                assert w == "" or w.lower() in ("nan", "inf", "-inf"), (name, w)
+            elif isinstance(g, (int, float)):
+                assert math.isclose(g, float(w)), (name, g, w)
+            else:
+                assert g == w, (name, g, w)
+units = {c["name"]: c["unit"] for c in d["tables"]["cells"]["columns"]}
+assert units["kernel_ms"] == "ms" and units["peak_bytes"] == "bytes" and units["model"] is None, units
+assert units["kernel_ci_lo_ms"] == "ms", units
+PYEOF
+fi
 for f in summary.csv problems.csv cells.csv tolerance.csv reach.csv distributions.csv verdicts.csv flags.csv \
     tables.md tables.tex warnings.txt; do
     [[ -s $T/$f || $f == warnings.txt ]] || fail "missing or empty output $T/$f"
