@@ -31,12 +31,23 @@ do for [ext in "png svg"] {
         set xlabel "memory ratio: baseline peak / kernel peak (x, log scale; > 1 = the kernel uses less)"
         set ylabel "speedup: TF32 baseline time / kernel time (x, log scale)"
         set logscale xy
-        set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05
+        # the axes fit the data (and always show 1, parity), not whole decades around it
+        stats f using (log10($1)):(log10($2)) nooutput
+        xlo = STATS_min_x < 0 ? STATS_min_x : 0; xhi = STATS_max_x > 0 ? STATS_max_x : 0
+        ylo = STATS_min_y < 0 ? STATS_min_y : 0; yhi = STATS_max_y > 0 ? STATS_max_y : 0
+        px = (xhi - xlo) * 0.08 + 0.02; py = (yhi - ylo) * 0.08 + 0.05
+        set xrange [10**(xlo - px):10**(xhi + px)]
+        set yrange [10**(ylo - py):10**(yhi + py)]
+        set xtics (0.1, 0.2, 0.25, 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 10, 20, 50, 100)
         set grid
         set key outside right top box
         set arrow 1 from 1, graph 0 to 1, graph 1 nohead dashtype 2 linecolor rgb "gray40"
         set arrow 2 from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 linecolor rgb "gray40"
-        plot for [i=0:nm-1] f index i using 1:2 with points pointtype (i % 6) + 5 pointsize 1.4 title columnheader(1)
+        # few points: each labelled by its problem (column 3)
+        lab = points <= 40
+        plot for [i=0:nm-1] f index i using 1:2 with points pointtype (i % 6) + 5 pointsize 1.4 title columnheader(1), \
+             for [i=0:nm-1] f index i using 1:2:(lab ? stringcolumn(3) : "") with labels offset char 0.6, char 0.6 \
+                 left font ",8" textcolor rgb "gray30" notitle
         unset arrow 1
         unset arrow 2
     }
