@@ -2263,19 +2263,24 @@ static int plot_speedup_conditions(const kb_report *r, const char *dir, kb_err *
             level_short(level, ls, sizeof ls);
             snprintf(group, sizeof group, "%s %s", r->models[m].display, ls);
             fprintf(b, "%s", gq(group));
+            size_t nsp[KB_N_COND];
             for (int c = 0; c < KB_N_COND; c++) {
                 kb_metrics mt;
                 kb_metrics_compute(d, m, level, kb_cond_gate((kb_cond)c), kb_cond_base((kb_cond)c), &mt);
                 g_num(b, mt.speedup);
+                nsp[c] = mt.n_speedup;
                 points += isfinite(mt.speedup) != 0;
             }
+            for (int c = 0; c < KB_N_COND; c++) /* the geomean's n, printed on each bar */
+                fprintf(b, " %zu", nsp[c]);
             fprintf(b, "\n");
         }
     fclose(b);
     fprintf(o.f, "# Correct Speedup (geometric mean over correctly solved problems) per model and level, under the\n"
                  "# four conditions; protocol %s. Written by kb-aggregate, read by plots/speedup_conditions.gp.\n"
                  "#protocol: %s\n#models: %zu\n#rows: %zu\n#points: %zu\n"
-                 "\"group\" \"FP32 x standard\" \"FP32 x verified\" \"TF32 x standard\" \"TF32 x verified\"\n%s",
+                 "\"group\" \"FP32 x standard\" \"FP32 x verified\" \"TF32 x standard\" \"TF32 x verified\" "
+                 "\"n1\" \"n2\" \"n3\" \"n4\"\n%s",
             r->protocol, r->protocol, d->n_models, d->n_models * (size_t)(r->n_levels + 1), points, body ? body : "");
     free(body);
     return out_commit(&o, dir, "speedup_conditions.dat", err);

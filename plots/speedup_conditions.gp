@@ -10,7 +10,21 @@ meta(key) = system(sprintf("awk '/^#%s:/ {print $2; exit}' '%s' 2>/dev/null", ke
 s = meta("points"); points = (s eq "") ? 0 : int(s + 0)
 s = meta("rows"); rows = (s eq "") ? 0 : int(s + 0)
 proto = meta("protocol")
-set datafile missing "NaN"
+# NaN (no speedup) stays a NaN value, not a missing field: the labels need to see it
+
+# the y range fits the bars (computed once, before the terminals)
+if (points > 0) {
+    A_min = A_max = B_min = B_max = C_min = C_max = D_min = D_max = 0   # a column with no value
+    stats f using (log10(column(2))) nooutput name "A"
+    stats f using (log10(column(3))) nooutput name "B"
+    stats f using (log10(column(4))) nooutput name "C"
+    stats f using (log10(column(5))) nooutput name "D"
+    lmin(a, b) = a < b ? a : b
+    lmax(a, b) = a > b ? a : b
+    ylo = lmin(lmin(lmin(A_min, B_min), lmin(C_min, D_min)), 0)
+    yhi = lmax(lmax(lmax(A_max, B_max), lmax(C_max, D_max)), 0)
+    ybot = 10**(ylo - 0.2)
+}
 
 do for [ext in "png svg"] {
     if (ext eq "png") {
@@ -40,8 +54,18 @@ do for [ext in "png svg"] {
         set xrange [-0.6:rows - 0.4]
         set bmargin 9
         set key outside right top box opaque
+        set yrange [10**(ylo - 0.25):10**(yhi + 0.25)]
+        # each bar is labelled with its n (problems in the geometric
+        # mean), a missing bar (no correctly solved problem with a speedup) with "none"
+        set label 10 "n on a bar: problems in its geometric mean; none: no correctly solved problem with a speedup" \
+            at screen 0.01, screen 0.02 left font ",10"
         plot for [i=2:5] f using i:xtic(1) title columnheader(i), \
-             1 with lines dashtype 2 linecolor rgb "black" title "1x (parity with PyTorch)"
+             1 with lines dashtype 2 linecolor rgb "black" title "1x (parity with PyTorch)", \
+             for [j=0:3] f every ::1 using ($0 + (j - 1.5) / 5.0):(column(j + 2) * 1.12): \
+                 (strcol(j + 2) eq "NaN" ? "" : sprintf("%d", column(j + 6))) with labels font ",8" notitle, \
+             for [j=0:3] f every ::1 using ($0 + (j - 1.5) / 5.0):(ybot):(strcol(j + 2) eq "NaN" ? "none" : "") \
+                 with labels rotate by 90 left font ",8" textcolor rgb "gray30" notitle
+        unset label 10
     }
     unset output
 }
