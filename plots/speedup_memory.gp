@@ -12,6 +12,15 @@ s = meta("models"); nm = (s eq "") ? 0 : int(s + 0)
 proto = meta("protocol")
 set datafile missing "NaN"
 
+# the axes fit the data (computed once, before the terminals; no valid point: around 1)
+SM_min_x = SM_max_x = SM_min_y = SM_max_y = 0
+if (points > 0 && nm > 0) {
+    stats f using (($1 > 0 && $2 > 0) ? log10($1) : NaN):(($1 > 0 && $2 > 0) ? log10($2) : NaN) nooutput name "SM"
+}
+xlo = SM_min_x < 0 ? SM_min_x : 0; xhi = SM_max_x > 0 ? SM_max_x : 0
+ylo = SM_min_y < 0 ? SM_min_y : 0; yhi = SM_max_y > 0 ? SM_max_y : 0
+px = (xhi - xlo) * 0.08 + 0.02; py = (yhi - ylo) * 0.08 + 0.05
+
 do for [ext in "png svg"] {
     if (ext eq "png") {
         set terminal pngcairo size 1000,750 noenhanced font "sans,12"
@@ -32,10 +41,6 @@ do for [ext in "png svg"] {
         set ylabel "speedup: TF32 baseline time / kernel time (x, log scale)"
         set logscale xy
         # the axes fit the data (and always show 1, parity), not whole decades around it
-        stats f using (log10($1)):(log10($2)) nooutput
-        xlo = STATS_min_x < 0 ? STATS_min_x : 0; xhi = STATS_max_x > 0 ? STATS_max_x : 0
-        ylo = STATS_min_y < 0 ? STATS_min_y : 0; yhi = STATS_max_y > 0 ? STATS_max_y : 0
-        px = (xhi - xlo) * 0.08 + 0.02; py = (yhi - ylo) * 0.08 + 0.05
         set xrange [10**(xlo - px):10**(xhi + px)]
         set yrange [10**(ylo - py):10**(yhi + py)]
         set xtics (0.1, 0.2, 0.25, 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 10, 20, 50, 100)
