@@ -42,10 +42,21 @@ do for [ext in "png svg"] {
         set xtics rotate by -45 left nomirror
         set key outside right top box
         w = 0.5 / (nm + 2)
-        plot f index 0 using ($1 - w):3:xtic(2) with points pointtype 4 pointsize 1.6 linecolor rgb "black" title columnheader(3), \
-             f index 0 using ($1 - w):4 with points pointtype 6 pointsize 1.6 linecolor rgb "gray50" title columnheader(4), \
-             for [i=1:nm] f index i using ($1 + w * i):3 with points pointtype 7 pointsize 1.3 title columnheader(3), \
-             1 with lines dashtype 2 linecolor rgb "black" title "roofline (H200 FP32 SIMT, copy bandwidth)"
+        # above 1 a time beats the floor (TF32 tensor cores, or a kernel that does not do the work):
+        # the axis stops at ycap so one such point cannot squash the rest; a point above it is
+        # drawn at the top as a triangle with its value
+        ycap = 20
+        set yrange [*:ycap * 1.6]
+        cl(v) = v > ycap ? ycap : v
+        plot f index 0 using ($1 - w):(cl($3)):xtic(2) with points pointtype 4 pointsize 1.6 linecolor rgb "black" title columnheader(3), \
+             f index 0 using ($1 - w):(cl($4)) with points pointtype 6 pointsize 1.6 linecolor rgb "gray50" title columnheader(4), \
+             for [i=1:nm] f index i using ($1 + w * i):(cl($3)) with points pointtype 7 pointsize 1.3 title columnheader(3), \
+             for [i=1:nm] f index i using ($1 + w * i):($3 > ycap ? ycap : NaN) with points pointtype 9 pointsize 2 \
+                 linecolor rgb "red" notitle, \
+             for [i=0:nm] f index i using ($1 + w * (i ? i : -1)):(ycap):($3 > ycap ? sprintf("%.0f", $3) : "") \
+                 with labels offset char 0, char 1 font ",9" textcolor rgb "red" notitle, \
+             1 with lines dashtype 2 linecolor rgb "black" title "roofline (H200 FP32 SIMT, copy bandwidth)", \
+             NaN with points pointtype 9 pointsize 2 linecolor rgb "red" title sprintf("above %g (value printed): faster than the floor", ycap)
     }
     unset output
 }
