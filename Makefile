@@ -31,10 +31,11 @@ endif
 # same goals), and every stage line then shows [k/N, ETA]; the goal's end prints a summary of what
 # ran and what did not pass (tools/run-summary.sh). Quiet by default; V=1 shows the commands.
 PROGRESS_GOALS := all cells baselines compile fidelity
-ifeq ($(MAKELEVEL),0)
+# (not in the counting dry run itself, nor in a make that a counted run started)
+ifeq ($(KB_PROGRESS_CHILD)$(KB_PROGRESS_FILE),)
 ifeq ($(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MAKEFLAGS))),)
 ifneq ($(filter $(PROGRESS_GOALS),$(or $(MAKECMDGOALS),all)),)
-export KB_PROGRESS_TOTAL := $(shell $(MAKE) -n --no-print-directory $(MAKECMDGOALS) $(MAKEOVERRIDES) 2>/dev/null | \
+export KB_PROGRESS_TOTAL := $(shell $(MAKE) -n --no-print-directory $(MAKECMDGOALS) $(MAKEOVERRIDES) KB_PROGRESS_CHILD=1 2>/dev/null | \
   grep -c 'bin/kb-\(compile\|sanity-check\|verify-distributions\|memory-profile\|baseline-time\|fidelity\) ')
 export KB_PROGRESS_T0 := $(shell date +%s.%N)
 export KB_PROGRESS_FILE := $(abspath $(or $(BUILD),build))/progress/run-$(subst .,,$(KB_PROGRESS_T0))
