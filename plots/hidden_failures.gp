@@ -29,7 +29,12 @@ do for [ext in "png svg"] {
         plot 2 notitle
         unset label 1
     } else {
-        set multiplot layout 2,1 title sprintf("Samples failing each hidden distribution (protocol %s)", proto)
+        # every code on the figure, explained on it (docs/protocols.md has the why)
+        codes = "D1-D4: the paper's inputs scaled x1, x3, x0.01, x-1.  P1: inputs as generated, parameters U(-1,1).  " . \
+                "S1: inputs U(-1,1).  S2: +-10^U(-3,3).\nS3: U(-1,1) x 1e-6.  S4: U(-1,1) with 50% exact zeros.  " . \
+                "S5: U(-100,100).  S6: U(-1,0).  (S1, S2, S4, S6 also draw parameters U(-1,1); P1 and S only in strict; docs/protocols.md)"
+        set multiplot layout 2,1 title sprintf("Samples failing each hidden distribution (protocol %s)\n%s", proto, codes) \
+            font ",10"
         set style data histograms
         set style histogram clustered gap 1
         set style fill solid 0.85 border -1
