@@ -19,6 +19,7 @@
 #   ab   the sandbox's cost side by side (bench/sandbox-ab.sh)
 #   check the sandbox mode each artifact records, with the warden and flags-only
 #   py4, py5, py6 (issue #11, session 5): the light builds' cost, both protocols, the GPU suite
+#   s6a (prepared in session 5 for the next): the TIMED-reply fix on its cell, PROBLEM= with progress
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -228,5 +229,15 @@ elif [ "$phase" = py6 ]; then
     GPU_SUITE_SKIP_PIPELINE=1 reserve=5 lim tests/gpu/run.sh
     cp artifacts/verdicts.csv artifacts/faults.csv artifacts/faults-strict.csv "$OUT/" 2>/dev/null
     tar czf "$OUT/artifacts.tgz" artifacts/paper artifacts/strict
+elif [ "$phase" = s6a ]; then
+    # for session 6 (issues #11 follow-up, #12): the TIMED-reply fix on the cell it broke (demo-hacks
+    # 095 s0, strict), the timer test, one problem with progress and its end summary, make list
+    t build/tests/gpu/test_timer 2>&1 | tail -6
+    C=artifacts/strict/demo-hacks/level1/095_cross_entropy/s0
+    lim make PROTOCOL=strict $C/sanity-check.h5 $C/verify-distributions.h5 2>&1 | tail -4
+    echo "095 s0 strict: $(build/bin/kb-h5get $C/sanity-check.h5 / outcome) | $(build/bin/kb-h5get $C/sanity-check.h5 / outcome_detail | cut -c1-160) | $(build/bin/kb-h5get $C/verify-distributions.h5 / outcome_detail | cut -c1-160)"
+    reserve=60 lim make PROBLEM=level1/019 MODEL=demo-naive 2>&1 | tee "$OUT/problem-019.txt" | tail -30
+    make list PROBLEM=level1/019 2>&1 | tail -5
+    tar czf "$OUT/s6a-artifacts.tgz" artifacts/strict/demo-hacks artifacts/paper/demo-naive/level1/019_relu artifacts/paper/baseline/level1/019_relu 2>/dev/null
 fi
 echo "== done in $(( $(date +%s) - start )) s"
