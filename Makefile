@@ -7,12 +7,16 @@
 #   make help                 every target and knob
 comma := ,
 include config.mk
+# the goals of this invocation (make alone means all)
+GOALS := $(or $(MAKECMDGOALS),all)
 # Knob values are checked before any goal runs (not `make help` / `make deps`): a bad one stops
 # here with what it must be, before anything is built or compiled.
 NO_SUBMISSION_GOALS := help deps report test test-unit test-sh clean
+# non-empty when a goal reads submissions/: then its layout is checked (below)
+READS_SUBMISSIONS := $(filter-out $(NO_SUBMISSION_GOALS),$(GOALS))
 KNOB_NAMES := PROTOCOL TIMER TAU TAU_LOWP NOISE MAX_TIME CALL_TIMEOUT COMPILE_TIMEOUT CLOCK_TOL PACE \
   STD_TRIALS TRIALS MIN_SAMPLES MAX_SAMPLES WARMUP SEED GPUS
-ifneq ($(filter-out help deps,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter-out help deps,$(GOALS)),)
 KNOB_ERR := $(shell env $(foreach k,$(KNOB_NAMES),KB_K_$(k)='$($(k))') awk -f tools/check-knobs.awk)
 ifneq ($(strip $(KNOB_ERR)),)
 $(error bad knob value: $(KNOB_ERR)set it to a valid value (config.mk says what each knob means), or leave it unset for the default)
@@ -22,7 +26,7 @@ endif
 # NVIDIA driver (no /dev/nvidiactl). KB_SKIP_GPU_CHECK=1 skips this (a driver elsewhere); the
 # stages still ask CUDA themselves.
 GPU_GOALS := all cells baselines fidelity test-gpu gpu-check
-ifneq ($(filter $(GPU_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter $(GPU_GOALS),$(GOALS)),)
 ifeq ($(KB_SKIP_GPU_CHECK)$(wildcard /dev/nvidiactl /dev/nvidia0 /proc/driver/nvidia/version),)
 $(error no NVIDIA driver or GPU on this machine (no /dev/nvidiactl): '$(or $(filter $(GPU_GOALS),$(MAKECMDGOALS)),all)' needs a CUDA GPU. Without one: 'make compile' (build every submission), 'make report' (tables from existing artifacts), 'make test' (the CPU suite). KB_SKIP_GPU_CHECK=1 skips this check)
 endif
@@ -34,7 +38,7 @@ PROGRESS_GOALS := all cells baselines compile fidelity
 # (not in the counting dry run itself, nor in a make that a counted run started)
 ifeq ($(KB_PROGRESS_CHILD)$(KB_PROGRESS_FILE),)
 ifeq ($(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MAKEFLAGS))),)
-ifneq ($(filter $(PROGRESS_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifneq ($(filter $(PROGRESS_GOALS),$(GOALS)),)
 export KB_PROGRESS_TOTAL := $(shell $(MAKE) -n --no-print-directory $(MAKECMDGOALS) $(MAKEOVERRIDES) KB_PROGRESS_CHILD=1 2>/dev/null | \
   grep -c 'bin/kb-\(compile\|sanity-check\|verify-distributions\|memory-profile\|baseline-time\|fidelity\) ')
 export KB_PROGRESS_T0 := $(shell date +%s.%N)
@@ -47,8 +51,8 @@ Q := $(if $(V),,@)
 # the summary, once: the recipe of the last goal given (only in a run that counts progress, so
 # `make -q` still sees the goals up to date)
 ifneq ($(KB_PROGRESS_FILE),)
-ifneq ($(filter $(lastword $(or $(MAKECMDGOALS),all)),all cells baselines compile),)
-SUMMARY_GOAL := $(lastword $(or $(MAKECMDGOALS),all))
+ifneq ($(filter $(lastword $(GOALS)),all cells baselines compile),)
+SUMMARY_GOAL := $(lastword $(GOALS))
 endif
 endif
 
@@ -254,7 +258,7 @@ SUB_PY := $(sort $(foreach m,$(MODELS),$(wildcard $(LEVELS:%=submissions/$(m)/%/
 SUB_SRC := $(SUB_CU) $(SUB_PY)
 CELLS := $(sort $(patsubst submissions/%.cu,%,$(SUB_CU)) $(patsubst submissions/%.py,%,$(SUB_PY)))
 BOTH_KINDS := $(filter $(patsubst submissions/%.cu,%,$(SUB_CU)),$(patsubst submissions/%.py,%,$(SUB_PY)))
-ifneq ($(filter-out $(NO_SUBMISSION_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifneq ($(READS_SUBMISSIONS),)
 ifneq ($(BOTH_KINDS),)
 $(error these samples exist as both .cu and .py: $(BOTH_KINDS:%=submissions/%.{cu,py}); a sample is one file: rename one (e.g. s5.py))
 endif
@@ -263,7 +267,7 @@ endif
 # name, a model with no level directory, ...) would be silently left out: refuse it, listing each
 # entry and where it should go (tools/check-layout.awk). Goals that read no submission (help,
 # report, the tests, deps) are not stopped by it.
-ifneq ($(filter-out $(NO_SUBMISSION_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifneq ($(READS_SUBMISSIONS),)
 STRAY := $(shell find submissions -mindepth 1 -printf '%y %p\n' 2>/dev/null | LC_ALL=C awk -f tools/check-layout.awk)
 ifneq ($(strip $(STRAY)),)
 $(error submissions/ holds what the pipeline would not read: $(STRAY)move or rename these (a sample is submissions/<model>/levelN/NNN_name/sK.cu or sK.py))
@@ -279,7 +283,7 @@ BAD_CELLS := $(strip $(foreach c,$(CELLS),$(if $(filter $(call cell_problem,$c),
 # the problems closest to a misspelled levelN/NNN_name: the same level and number, or the same name
 near_problems = $(sort $(filter $(word 1,$(subst /, ,$1))/$(firstword $(subst _, ,$(word 2,$(subst /, ,$1))))_% \
   %_$(subst $(firstword $(subst _, ,$(word 2,$(subst /, ,$1))))_,,$(word 2,$(subst /, ,$1))),$(PROBLEM_IDS)))
-ifneq ($(filter-out $(NO_SUBMISSION_GOALS),$(or $(MAKECMDGOALS),all)),)
+ifneq ($(READS_SUBMISSIONS),)
 ifneq ($(BAD_CELLS),)
 $(error these submissions name no problem in problems/: $(foreach c,$(BAD_CELLS),submissions/$c.* (closest: $(or $(call near_problems,$(call cell_problem,$c)),none; problems are $(PROBLEM_IDS))))). A submission goes in submissions/<model>/levelN/NNN_name/sK.cu or sK.py, named like problems/levelN/NNN_name.py)
 endif

@@ -40,7 +40,8 @@ static char stage_start[64];
 
 void kb_artifact_mark_start(void) { kb_utc_iso(stage_start, sizeof stage_start); }
 
-kb_h5w *kb_artifact_begin(const char *path, const char *stage, const kb_cell *cell, const kb_config *cfg, kb_err *err)
+static kb_h5w *begin(const char *path, const char *stage, const kb_cell *cell, const kb_config *cfg,
+                     const char *protocol, kb_err *err)
 {
     kb_h5w *w = kb_h5w_create(path, err);
     if (!w)
@@ -57,13 +58,23 @@ kb_h5w *kb_artifact_begin(const char *path, const char *stage, const kb_cell *ce
     kb_h5w_attr_str(w, "/", "model", cell->model);
     kb_h5w_attr_str(w, "/", "problem", cell->problem);
     kb_h5w_attr_str(w, "/", "sample", cell->sample ? cell->sample : "");
-    /* a compile record is made once per sample and copied into every protocol's tree */
-    kb_h5w_attr_str(w, "/", "protocol", strcmp(stage, "compile") ? kb_protocol_name(cfg->protocol) : "any");
+    kb_h5w_attr_str(w, "/", "protocol", protocol);
     kb_h5w_attr_str(w, "/", "harness_rev", rev && rev[0] ? rev : "unknown");
     kb_h5w_attr_str(w, "/", "host", host);
     kb_h5w_attr_str(w, "/", "time_start", now);
     kb_config_write(cfg, w, "/config");
     return w;
+}
+
+kb_h5w *kb_artifact_begin(const char *path, const char *stage, const kb_cell *cell, const kb_config *cfg, kb_err *err)
+{
+    return begin(path, stage, cell, cfg, kb_protocol_name(cfg->protocol), err);
+}
+
+kb_h5w *kb_artifact_begin_any_protocol(const char *path, const char *stage, const kb_cell *cell, const kb_config *cfg,
+                                       kb_err *err)
+{
+    return begin(path, stage, cell, cfg, "any", err);
 }
 
 void kb_artifact_env(kb_h5w *w, const kb_env *e)

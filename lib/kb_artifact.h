@@ -57,12 +57,16 @@ typedef struct kb_env {
     double sm_clock_mhz_before, sm_clock_mhz_after; /* NaN if not readable */
 } kb_env;
 
-/* Creates the artifact (atomic, see kb_h5.h) and writes the common root attributes and the
- * /config group. The harness revision comes from $KB_GIT_REV (set by the Makefile). */
 /* Marks the stage's start: time_start of what it writes (kb_stage_parse calls it). */
 void kb_artifact_mark_start(void);
+/* Creates the artifact (atomic, see kb_h5.h) and writes the common root attributes and the
+ * /config group. The harness revision comes from $KB_GIT_REV (set by the Makefile). */
 kb_h5w *kb_artifact_begin(const char *path, const char *stage, const kb_cell *cell, const kb_config *cfg,
                           kb_err *err);
+/* The same for a record valid in every protocol (the compile record, made once per sample and
+ * copied into each tree): root attribute protocol = "any". */
+kb_h5w *kb_artifact_begin_any_protocol(const char *path, const char *stage, const kb_cell *cell, const kb_config *cfg,
+                                       kb_err *err);
 void kb_artifact_env(kb_h5w *w, const kb_env *env);
 /* Records the outcome (root attributes "outcome", "outcome_detail"), the end time, and commits. */
 int kb_artifact_finish(kb_h5w *w, kb_outcome outcome, const char *detail, kb_err *err);

@@ -299,7 +299,7 @@ static int compile_py(const char *src, const char *out_py, const char *out, cons
     else if (built && !custom)
         snprintf(extra, sizeof extra, "%s", n_ext ? "no_custom_kernel" : "pure_pytorch");
 
-    kb_h5w *w = kb_artifact_begin(out, "compile", cell, cfg, err);
+    kb_h5w *w = kb_artifact_begin_any_protocol(out, "compile", cell, cfg, err);
     if (!w) {
         kb_cmd_result_free(&res);
         return -1;
@@ -475,7 +475,7 @@ int main(int argc, char **argv)
     size_t nk = parse_ptxas(res.output, kernels, MAX_KERNELS);
 
     kb_cell cell = {model, problem, sample};
-    kb_h5w *w = kb_artifact_begin(out, "compile", &cell, &cfg, &err);
+    kb_h5w *w = kb_artifact_begin_any_protocol(out, "compile", &cell, &cfg, &err);
     if (!w) {
         kb_cmd_result_free(&res);
         return kb_stage_fail("compile", &err);
