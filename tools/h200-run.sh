@@ -238,6 +238,11 @@ elif [ "$phase" = s6a ]; then
     echo "095 s0 strict: $(build/bin/kb-h5get $C/sanity-check.h5 / outcome) | $(build/bin/kb-h5get $C/sanity-check.h5 / outcome_detail | cut -c1-160) | $(build/bin/kb-h5get $C/verify-distributions.h5 / outcome_detail | cut -c1-160)"
     reserve=60 lim make PROBLEM=level1/019 MODEL=demo-naive 2>&1 | tee "$OUT/problem-019.txt" | tail -30
     make list PROBLEM=level1/019 2>&1 | tail -5
-    tar czf "$OUT/s6a-artifacts.tgz" artifacts/strict/demo-hacks artifacts/paper/demo-naive/level1/019_relu artifacts/paper/baseline/level1/019_relu 2>/dev/null
+    # the README's main job, with progress and its end summary (issue #12)
+    reserve=80 lim make all MODEL=demo-naive 2>&1 | tee "$OUT/make-all.txt" | tail -40
+    make list MODEL=demo-naive 2>&1 | tail -16
+    GPU_SUITE_SKIP_PIPELINE=1 reserve=10 lim tests/gpu/run.sh 2>&1 | tail -12
+    mkdir -p "$OUT/tables" && cp -r tables/* "$OUT/tables/" 2>/dev/null
+    tar czf "$OUT/s6a-artifacts.tgz" artifacts/strict/demo-hacks artifacts/paper/demo-naive artifacts/paper/baseline/level1/019_relu 2>/dev/null
 fi
 echo "== done in $(( $(date +%s) - start )) s"
