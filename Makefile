@@ -129,8 +129,8 @@ LIB_OBJ := $(LIB_SRC:%.c=$(OBJ)/%.o)
 GPU_CSRC := $(wildcard gpu/*.c)
 GPU_CUSRC := $(wildcard gpu/*.cu)
 GPU_OBJ := $(GPU_CSRC:%.c=$(OBJ)/%.o) $(GPU_CUSRC:%.cu=$(OBJ)/%.o)
-OPS_SRC := $(wildcard ops/*.cu)
-OPS_OBJ := $(OPS_SRC:%.cu=$(OBJ)/%.o)
+OPS_SRC := $(wildcard ops/*.cu ops/*.c)
+OPS_OBJ := $(patsubst %,$(OBJ)/%.o,$(basename $(OPS_SRC)))
 
 LIBKB := $(LIBD)/libkb.a
 LIBKBGPU := $(LIBD)/libkbgpu.a
@@ -145,8 +145,10 @@ BENCHES := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
 STAGE_BINS := $(CPU_STAGES:%=$(BIN)/kb-%) $(GPU_STAGES:%=$(BIN)/kb-%) $(GPU_TOOLS:%=$(BIN)/kb-%) \
               $(BENCHES:%=$(BIN)/kb-bench-%)
 
-PROBLEM_SRC := $(sort $(wildcard $(LEVELS:%=problems/%/[0-9][0-9][0-9]_*.cu)))
-PROBLEM_IDS := $(patsubst problems/%.cu,%,$(PROBLEM_SRC))
+PROBLEM_SRC := $(sort $(wildcard $(LEVELS:%=problems/%/[0-9][0-9][0-9]_*.c)))
+# TRANSITION (removed when every problem is .c): problems not yet converted from .cu
+PROBLEM_CU := $(filter-out $(PROBLEM_SRC:.c=.cu),$(sort $(wildcard $(LEVELS:%=problems/%/[0-9][0-9][0-9]_*.cu))))
+PROBLEM_IDS := $(sort $(patsubst problems/%.c,%,$(PROBLEM_SRC)) $(patsubst problems/%.cu,%,$(PROBLEM_CU)))
 PROBLEM_SOS := $(PROBLEM_IDS:%=$(BUILD)/problems/%.so)
 
 $(OBJ)/lib/%.o: lib/%.c $(wildcard lib/*.h include/kb/*.h) | deps-check
@@ -161,9 +163,15 @@ $(OBJ)/gpu/%.o: gpu/%.cu $(wildcard lib/*.h gpu/*.h include/kb/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
-$(OBJ)/ops/%.o: ops/%.cu $(wildcard ops/*.cuh include/kb/*.h)
+# The op library: its CUDA sources by nvcc, its host-only sources (the reference scope) by cc.
+# Header dependencies come from the compilers (-MMD), so a header edit rebuilds what includes it.
+$(OBJ)/ops/%.o: ops/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -Xcompiler -fvisibility=hidden -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -Xcompiler -fvisibility=hidden -MMD -MP -c $< -o $@
+
+$(OBJ)/ops/%.o: ops/%.c | deps-check
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fvisibility=hidden -MMD -MP -c $< -o $@
 
 $(LIBKB): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -206,11 +214,21 @@ $(OBJ)/stages/%.o: stages/%.c $(wildcard lib/*.h gpu/*.h include/kb/*.h) | deps-
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# A problem: its own shared object exporting kb_problem_descriptor, calling the op library.
-$(BUILD)/problems/%.so: problems/%.cu $(LIBKBOPS) $(wildcard include/kb/*.h)
+# A problem: plain C (its kernels are the op library's), its own shared object exporting only
+# kb_problem_descriptor; its id is its path. It links the op library dynamically, so an op-library
+# edit does not rebuild it (what re-runs is decided by the reference hashes below).
+$(OBJ)/problems/%.o: problems/%.c | deps-check
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fvisibility=hidden -DKB_PROBLEM_ID='"$*"' -MMD -MP -c $< -o $@
+
+$(PROBLEM_CU:problems/%.cu=$(BUILD)/problems/%.so): $(BUILD)/problems/%.so: problems/%.cu $(LIBKBOPS) $(wildcard include/kb/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -shared -cudart shared -Xcompiler -fvisibility=hidden -o $@ $< \
 	  -L$(LIBD) -lkbops -Xlinker -rpath,'$$ORIGIN/../../lib'
+
+$(BUILD)/problems/%.so: $(OBJ)/problems/%.o | $(LIBKBOPS)
+	@mkdir -p $(@D)
+	$(CC) -shared $(LDFLAGS) -o $@ $< -L$(LIBD) -lkbops -Wl,-rpath,'$$ORIGIN/../../lib'
 
 .PHONY: build problems deps deps-check help
 build: $(STAGE_BINS) $(LIBKBOPS) $(LIBKBRUNNER) $(PROBLEM_SOS) $(BUILD)/REVISION
@@ -221,6 +239,7 @@ $(BUILD)/REVISION: FORCE
 .PHONY: FORCE
 FORCE:
 problems: $(PROBLEM_SOS)
+-include $(OPS_OBJ:.o=.d) $(PROBLEM_IDS:%=$(OBJ)/problems/%.d)
 
 # ==================================================================================================
 # The pipeline. A cell is <model>/levelN/NNN_name/<sample>; its artifacts live under

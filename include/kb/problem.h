@@ -42,7 +42,9 @@ typedef enum kb_role {
  *   CONST           a
  *   BERNOULLI       1 with probability a, else 0    torch.rand(...) < a  (bool masks)
  *   SIGN            -1 or +1 with equal probability torch.randint(0,2)*2-1
- *   LOGUNIFORM_SIGNED  +-10^U[a,b): wide dynamic range (used by the strict distributions) */
+ *   LOGUNIFORM_SIGNED  +-10^U[a,b): wide dynamic range (used by the strict distributions)
+ *   RAND_SYMMETRIC, RAND_TRIU, RAND_TRIL, RAND_SOFTMAX, RAND_SCALED: what a KernelBench
+ *                   get_inputs() does to torch.rand (below) */
 typedef enum kb_gen_kind {
     KB_GEN_RAND = 0,
     KB_GEN_RANDN = 1,
@@ -54,7 +56,12 @@ typedef enum kb_gen_kind {
     KB_GEN_CONST = 7,
     KB_GEN_BERNOULLI = 8,
     KB_GEN_SIGN = 9,
-    KB_GEN_LOGUNIFORM_SIGNED = 10
+    KB_GEN_LOGUNIFORM_SIGNED = 10,
+    KB_GEN_RAND_SYMMETRIC = 11, /* (R + R^T) / 2 of a square U[0,1) matrix (per last two dims) */
+    KB_GEN_RAND_TRIU = 12,      /* torch.triu(torch.rand(...)): U[0,1) on and above the diagonal, else 0 */
+    KB_GEN_RAND_TRIL = 13,      /* torch.tril(torch.rand(...)) */
+    KB_GEN_RAND_SOFTMAX = 14,   /* torch.rand(...).softmax(dim=-1): rows of U[0,1) normalised by exp */
+    KB_GEN_RAND_SCALED = 15     /* torch.rand(...) * torch.rand(()): one U[0,1) scale for the tensor */
 } kb_gen_kind;
 
 typedef struct kb_gen {

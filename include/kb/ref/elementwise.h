@@ -1,0 +1,90 @@
+/*
+ * kb/ref/elementwise.h -- elementwise ops with PyTorch's broadcasting (ops/elementwise.cu).
+ *
+ * Each call is one kernel, as one eager op is one TensorIterator kernel: `x / (1 + x.abs())` is
+ * kb_abs, kb_adds, kb_div, three launches, like eager. Shapes broadcast as in PyTorch (trailing
+ * dimensions aligned; size-1 or missing dimensions repeat); the result has the broadcast shape
+ * and the dtype of the first tensor operand (all float ops compute in float, PyTorch's opmath
+ * for float). Operands may be strided views (kb_expand, kb_transpose); the result must be
+ * contiguous (KB_NEW allocates it so). The result may alias an operand of the same shape
+ * (in place, like x.mul_(2)).
+ *
+ * Scalars are double, rounded to float once (as PyTorch wraps a Python scalar into the float
+ * op). kb_pows follows pow_tensor_scalar: exponent 2 -> x*x, 3 -> x*x*x, 0.5 -> sqrt,
+ * -0.5 -> rsqrt, -1 -> 1/x, -2 -> 1/(x*x), else powf.
+ */
+#ifndef KB_REF_ELEMENTWISE_H
+#define KB_REF_ELEMENTWISE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
+/* tensor (op) tensor, broadcasting */
+kb_tensor kb_add(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);
+kb_tensor kb_sub(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);
+kb_tensor kb_mul(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);
+kb_tensor kb_div(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);
+kb_tensor kb_pow(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);
+kb_tensor kb_maximum(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b); /* NaN propagates */
+kb_tensor kb_minimum(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);
+/* out = cond ? a : b, cond a KB_BOOL tensor (torch.where) */
+kb_tensor kb_where(kb_ref *r, kb_tensor out, kb_tensor cond, kb_tensor a, kb_tensor b);
+
+/* tensor (op) scalar */
+kb_tensor kb_adds(kb_ref *r, kb_tensor out, kb_tensor a, double s);  /* a + s */
+kb_tensor kb_subs(kb_ref *r, kb_tensor out, kb_tensor a, double s);  /* a - s */
+kb_tensor kb_rsubs(kb_ref *r, kb_tensor out, double s, kb_tensor a); /* s - a */
+kb_tensor kb_muls(kb_ref *r, kb_tensor out, kb_tensor a, double s);  /* a * s */
+kb_tensor kb_divs(kb_ref *r, kb_tensor out, kb_tensor a, double s);  /* a / s (true division) */
+kb_tensor kb_rdivs(kb_ref *r, kb_tensor out, double s, kb_tensor a); /* s / a */
+kb_tensor kb_pows(kb_ref *r, kb_tensor out, kb_tensor a, double e);  /* a ** e */
+/* torch.clamp(a, lo, hi); pass NAN for a missing bound (clamp_min / clamp_max). NaN stays NaN. */
+kb_tensor kb_clamp(kb_ref *r, kb_tensor out, kb_tensor a, double lo, double hi);
+/* comparisons with a scalar -> KB_BOOL */
+kb_tensor kb_gts(kb_ref *r, kb_tensor out, kb_tensor a, double s); /* a > s */
+
+/* unary, PyTorch's formulas (ATen/native/cuda/ActivationXxxKernel.cu, UnaryOpsKernel.cu) */
+kb_tensor kb_relu(kb_ref *r, kb_tensor out, kb_tensor x);
+kb_tensor kb_leaky_relu(kb_ref *r, kb_tensor out, kb_tensor x, double negative_slope);
+kb_tensor kb_sigmoid(kb_ref *r, kb_tensor out, kb_tensor x);
+kb_tensor kb_tanh(kb_ref *r, kb_tensor out, kb_tensor x);
+kb_tensor kb_gelu(kb_ref *r, kb_tensor out, kb_tensor x);      /* approximate='none' (erf) */
+kb_tensor kb_gelu_tanh(kb_ref *r, kb_tensor out, kb_tensor x); /* approximate='tanh' */
+kb_tensor kb_selu(kb_ref *r, kb_tensor out, kb_tensor x);
+kb_tensor kb_elu(kb_ref *r, kb_tensor out, kb_tensor x, double alpha);
+kb_tensor kb_hardsigmoid(kb_ref *r, kb_tensor out, kb_tensor x);
+kb_tensor kb_hardtanh(kb_ref *r, kb_tensor out, kb_tensor x, double min_val, double max_val);
+kb_tensor kb_softplus(kb_ref *r, kb_tensor out, kb_tensor x, double beta, double threshold);
+kb_tensor kb_abs(kb_ref *r, kb_tensor out, kb_tensor x);
+kb_tensor kb_neg(kb_ref *r, kb_tensor out, kb_tensor x);
+kb_tensor kb_exp(kb_ref *r, kb_tensor out, kb_tensor x);
+kb_tensor kb_log(kb_ref *r, kb_tensor out, kb_tensor x);
+kb_tensor kb_sqrt(kb_ref *r, kb_tensor out, kb_tensor x);
+kb_tensor kb_rsqrt(kb_ref *r, kb_tensor out, kb_tensor x);
+
+/* copies and fills */
+kb_tensor kb_copy(kb_ref *r, kb_tensor out, kb_tensor x);     /* strided -> contiguous (x.contiguous()), or dtype cast (x.float()) */
+kb_tensor kb_fill(kb_ref *r, kb_tensor out, double v);        /* out[:] = v (out must exist) */
+kb_tensor kb_zeros_like(kb_ref *r, kb_tensor x);              /* torch.zeros_like */
+/* torch.triu / torch.tril of the last two dims (diagonal 0): out = x with the other triangle zeroed */
+kb_tensor kb_triu(kb_ref *r, kb_tensor out, kb_tensor x, int64_t diagonal);
+kb_tensor kb_tril(kb_ref *r, kb_tensor out, kb_tensor x, int64_t diagonal);
+/* torch.flip(x, [dim]) */
+kb_tensor kb_flip(kb_ref *r, kb_tensor out, kb_tensor x, int dim);
+/* torch.cat([a, b], dim) */
+kb_tensor kb_cat2(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b, int dim);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
