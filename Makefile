@@ -7,8 +7,10 @@
 #   make help                 every target and knob
 comma := ,
 include config.mk
-# the goals of this invocation (make alone means all)
-GOALS := $(or $(MAKECMDGOALS),all)
+# the goals of this invocation: `make MODEL=x` or `make PROBLEM=level1/019` with no goal runs the
+# main job (all), as a KernelBench user's `level=1 problem_id=19` does; a bare `make` prints help
+DEFAULT_GOAL := $(if $(MODEL)$(PROBLEM),all,help)
+GOALS := $(or $(MAKECMDGOALS),$(DEFAULT_GOAL))
 # Knob values are checked before any goal runs (not `make help` / `make deps`): a bad one stops
 # here with what it must be, before anything is built or compiled.
 NO_SUBMISSION_GOALS := help deps report test test-unit test-sh clean
@@ -60,7 +62,7 @@ endif
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
 .SUFFIXES:
-.DEFAULT_GOAL := help
+.DEFAULT_GOAL := $(DEFAULT_GOAL)
 
 # ---- validation of enumerated knobs ------------------------------------------------------------
 PROTOCOLS := paper strict
@@ -525,6 +527,6 @@ test-gpu: build $(GPU_TEST_BINS)
 help:
 	@awk -f tools/make-help.awk Makefile config.mk
 
-ifneq ($(filter all cells compile baselines report,$(MAKECMDGOALS)),)
+ifneq ($(filter all cells compile baselines report,$(GOALS)),)
 $(info kb: PROTOCOL=$(PROTOCOL) TIMER=$(TIMER) TAU=$(TAU) MODEL=$(or $(MODEL),<all>) models=[$(MODELS)] cells=$(words $(CELLS)) problems=$(words $(EVAL_PROBLEMS)) artifacts=$(A) GPUS=$(GPUS) rev=$(KB_GIT_REV))
 endif
