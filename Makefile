@@ -188,7 +188,7 @@ $(LIBKBOPS): $(OPS_OBJ)
 	$(NVCC) $(CUDA_GENCODE) -shared -cudart shared -o $@ $^ \
 	  -L$(CUDA_LIBDIR) -lcublas -lcublasLt -lcudnn -Xlinker -rpath,$(CUDA_LIBDIR)
 
-$(LIBKBRUNNER): $(LIBKBGPU) $(LIBKB) $(LIBKBOPS)
+$(LIBKBRUNNER): $(LIBKBGPU) $(LIBKB) | $(LIBKBOPS)
 	@mkdir -p $(@D)
 	$(CXX) -shared $(LDFLAGS) -o $@ -Wl,-u,kb_runner_main $(LIBKBGPU) $(LIBKB) -L$(LIBD) -lkbops \
 	  -Wl,-rpath,'$$ORIGIN' $(GPU_LIBS) $(HOST_LIBS)
@@ -198,12 +198,14 @@ $(CPU_STAGES:%=$(BIN)/kb-%): $(BIN)/kb-%: $(OBJ)/stages/%.o $(LIBKB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
 
-$(GPU_STAGES:%=$(BIN)/kb-%) $(GPU_TOOLS:%=$(BIN)/kb-%): $(BIN)/kb-%: $(OBJ)/stages/%.o $(LIBKBGPU) $(LIBKB) $(LIBKBOPS)
+# The op library is linked dynamically: an edit to it does not relink these (so it re-runs no cell
+# by itself); what it changes for a problem is decided by that problem's reference hash.
+$(GPU_STAGES:%=$(BIN)/kb-%) $(GPU_TOOLS:%=$(BIN)/kb-%): $(BIN)/kb-%: $(OBJ)/stages/%.o $(LIBKBGPU) $(LIBKB) | $(LIBKBOPS)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $(OBJ)/stages/$*.o $(LIBKBGPU) $(LIBKB) -L$(LIBD) -lkbops \
 	  -Wl,-rpath,'$$ORIGIN/../lib' $(GPU_LIBS) $(HOST_LIBS)
 
-$(BENCHES:%=$(BIN)/kb-bench-%): $(BIN)/kb-bench-%: $(OBJ)/bench/%.o $(LIBKBGPU) $(LIBKB) $(LIBKBOPS)
+$(BENCHES:%=$(BIN)/kb-bench-%): $(BIN)/kb-bench-%: $(OBJ)/bench/%.o $(LIBKBGPU) $(LIBKB) | $(LIBKBOPS)
 	@mkdir -p $(@D)
 	$(CXX) $(LDFLAGS) -o $@ $(OBJ)/bench/$*.o $(LIBKBGPU) $(LIBKB) -L$(LIBD) -lkbops \
 	  -Wl,-rpath,'$$ORIGIN/../lib' $(GPU_LIBS) $(HOST_LIBS)
@@ -241,6 +243,13 @@ $(BUILD)/REVISION: FORCE
 .PHONY: FORCE
 FORCE:
 problems: $(PROBLEM_SOS)
+# A problem's reference hash: the op-library code its reference reaches, by content
+# (tools/ref-hash.sh), rewritten only when that changes. Baselines and cells depend on it, not on
+# the library file, so an op-library edit re-runs exactly the problems whose reference code changed.
+REFHASH := $(BUILD)/refhash
+$(REFHASH)/%.hash: $(OBJ)/problems/%.o $(OPS_OBJ) tools/ref-hash.sh | $(LIBKBOPS)
+	@mkdir -p $(@D)
+	@bash tools/ref-hash.sh $@ $< $(OPS_OBJ)
 -include $(OPS_OBJ:.o=.d) $(PROBLEM_IDS:%=$(OBJ)/problems/%.d)
 
 # ==================================================================================================
@@ -360,7 +369,8 @@ gpu-check: $(BIN)/kb-gpuinfo
 .SECONDEXPANSION:
 
 # compile: once per sample, whatever the protocol; each protocol tree gets a copy of the record.
-$(SUBS)/%/compile.h5: submissions/%.cu $(BIN)/kb-compile $(wildcard include/kb/*.h) $(BUILD)/stamps/compile.stamp
+# (a submission can include only kb/submission.h: no other header's edit recompiles it)
+$(SUBS)/%/compile.h5: submissions/%.cu $(BIN)/kb-compile include/kb/submission.h $(BUILD)/stamps/compile.stamp
 	$(Q)$(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --gencode '$(CUDA_GENCODE)' --nvcc $(NVCC) --include include \
 	  --src $< --out-so $(SUBS)/$*/kernel.so --out $@ \
 	  --model $(call cell_model,$*) --problem $(call cell_problem,$*) --sample $(call cell_sample,$*)
@@ -380,7 +390,7 @@ $(SUBS)/%/compile.h5: submissions/%.py $(BIN)/kb-compile $(KBPY) $(BUILD)/stamps
 $(A)/%/compile.h5: $(SUBS)/%/compile.h5
 	@mkdir -p $(@D) && cp $< $@.tmp && mv $@.tmp $@
 
-CELL_DEPS = $(A)/$$*/compile.h5 $(BUILD)/problems/$$(call cell_problem,$$*).so $(BIN)/kb-runner
+CELL_DEPS = $(A)/$$*/compile.h5 $(BUILD)/problems/$$(call cell_problem,$$*).so $(REFHASH)/$$(call cell_problem,$$*).hash $(BIN)/kb-runner
 CELL_FLAGS = --problem $(BUILD)/problems/$(call cell_problem,$*).so --submission $(call cell_sub,$*) \
   --compile $(A)/$*/compile.h5 --model $(call cell_model,$*) --sample $(call cell_sample,$*) --out $@
 
@@ -395,14 +405,14 @@ $(A)/%/verify-distributions.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(BIN)/kb-ve
 $(A)/%/memory-profile.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(BIN)/kb-memory-profile $(STAMPS)/memory-profile.stamp
 	$(Q)$(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
 
-$(A)/baseline/%/baseline-time.h5: $(BUILD)/problems/%.so $(BIN)/kb-runner $(BIN)/kb-baseline-time $(STAMPS)/baseline-time.stamp
+$(A)/baseline/%/baseline-time.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(BIN)/kb-runner $(BIN)/kb-baseline-time $(STAMPS)/baseline-time.stamp
 	$(Q)$(BIN)/kb-baseline-time $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --out $@
 
-$(A)/baseline/%/memory-profile.h5: $(BUILD)/problems/%.so $(BIN)/kb-runner $(BIN)/kb-memory-profile $(STAMPS)/memory-profile.stamp
+$(A)/baseline/%/memory-profile.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(BIN)/kb-runner $(BIN)/kb-memory-profile $(STAMPS)/memory-profile.stamp
 	$(Q)$(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) --baseline --problem $< --out $@
 
 # PyTorch eager against the C baseline, per problem (both math modes, both timers, one process).
-$(A)/baseline/%/fidelity.h5: $(BUILD)/problems/%.so problems/%.py $(BIN)/kb-runner $(LIBKBRUNNER) $(KBPY) $(BIN)/kb-fidelity $(STAMPS)/baseline-time.stamp
+$(A)/baseline/%/fidelity.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash problems/%.py $(BIN)/kb-runner $(LIBKBRUNNER) $(KBPY) $(BIN)/kb-fidelity $(STAMPS)/baseline-time.stamp
 	$(Q)$(BIN)/kb-fidelity $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --spec problems/$*.py --out $@
 
 # ---- what to make ----------------------------------------------------------------------------------

@@ -36,19 +36,18 @@
 #include "kb_gpu.h"
 #include "kb_memtrack.h"
 #include "kb_msg.h"
+#include "kb_problem_load.h"
 #include "kb_runner.h"
 #include "kb_sandbox.h"
 #include "kb_timer.h"
-
-#define MAX_TENSORS 64
 
 typedef int (*kb_forward_t)(const kb_args *);
 
 static struct {
     kb_msg_init init;
     const kb_problem *prob;
-    kb_input inputs[MAX_TENSORS];
-    kb_output outputs[MAX_TENSORS];
+    kb_input *inputs; /* sized from the problem: any number of tensors */
+    kb_output *outputs;
     kb_args args;
     cudaStream_t stream;
     kb_forward_t forward;
@@ -342,15 +341,23 @@ int kb_runner_main(int argc, char **argv, const kb_runner_target *target)
     if (getppid() != parent)
         return 1;
 
-    static char buf[sizeof(kb_msg_init) + MAX_TENSORS * sizeof(kb_msg_tensor)];
+    const size_t max_tensors = KB_PROBLEM_MAX_INPUTS + KB_PROBLEM_MAX_OUTPUTS;
+    const size_t room = sizeof(kb_msg_init) + max_tensors * sizeof(kb_msg_tensor);
+    char *buf = malloc(room);
+    if (!buf)
+        fatal(KB_OUT_HARNESS_ERROR, "out of host memory for the INIT message");
     uint32_t type;
     size_t len;
-    if (kb_msg_recv(KB_RUNNER_FD_IN, &type, buf, sizeof buf, &len, 120.0) != 0 || type != KB_MSG_INIT ||
+    if (kb_msg_recv(KB_RUNNER_FD_IN, &type, buf, room, &len, 120.0) != 0 || type != KB_MSG_INIT ||
         len < sizeof(kb_msg_init))
         fatal(KB_OUT_HARNESS_ERROR, "no INIT message");
     memcpy(&R.init, buf, sizeof R.init);
-    if (R.init.n_tensors > MAX_TENSORS || len != sizeof(kb_msg_init) + R.init.n_tensors * sizeof(kb_msg_tensor))
+    if (R.init.n_tensors > max_tensors || len != sizeof(kb_msg_init) + R.init.n_tensors * sizeof(kb_msg_tensor))
         fatal(KB_OUT_HARNESS_ERROR, "malformed INIT message");
+    R.inputs = calloc(R.init.n_tensors + 1, sizeof *R.inputs);
+    R.outputs = calloc(R.init.n_tensors + 1, sizeof *R.outputs);
+    if (!R.inputs || !R.outputs)
+        fatal(KB_OUT_HARNESS_ERROR, "out of host memory for %u tensors", R.init.n_tensors);
     const kb_msg_tensor *tens = (const kb_msg_tensor *)(buf + sizeof(kb_msg_init));
 
     R.device = R.init.device;
@@ -436,11 +443,14 @@ int kb_runner_main(int argc, char **argv, const kb_runner_target *target)
         /* trusted set-up of the framework (import torch, CUDA/cuBLAS/cuDNN in it, the tensors
          * wrapped): outside the sandbox and the memory accounting */
         char err[512] = "";
-        int32_t roles[MAX_TENSORS];
+        int32_t *roles = calloc(R.prob->n_inputs + 1, sizeof *roles);
+        if (!roles)
+            fatal(KB_OUT_HARNESS_ERROR, "out of host memory");
         for (uint32_t i = 0; i < R.prob->n_inputs; i++)
             roles[i] = (int32_t)R.prob->inputs[i].role;
         kb_memtrack_pause(1);
         int rc = R.hooks->setup(R.hooks->user, &R.args, roles, R.init.matmul_tf32, R.init.cudnn_tf32, err, sizeof err);
+        free(roles);
         cudaDeviceSynchronize();
         cudaGetLastError();
         kb_memtrack_pause(0);

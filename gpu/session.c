@@ -20,15 +20,17 @@
 #include "kb_proc.h"
 #include "kb_sandbox.h"
 
-#define MAX_T 64
-
 struct kb_session {
     kb_session_opts o;
     void *handle;
     const kb_problem *p;
     cudaStream_t stream;
     kb_ctx *ctx;
-    void *in[MAX_T], *out[MAX_T], *ref[MAX_T], *mag[MAX_T];
+    /* per tensor (inputs: in; outputs: out, ref, mag), sized from the descriptor: any number */
+    void **in, **out, **ref, **mag;
+    kb_input *ref_ins;   /* the reference call's arguments */
+    kb_output *ref_outs;
+    uint32_t n_in, n_out; /* what the arrays hold */
     kb_child child;
     int alive;
     kb_call_outcome death; /* how the child ended, once it has */
@@ -315,16 +317,19 @@ static int admit_lock(int device)
 
 static void free_tensors(kb_session *s)
 {
-    for (int i = 0; i < MAX_T; i++) {
+    for (uint32_t i = 0; s->in && i < s->n_in; i++) {
         if (s->in[i])
             cudaFree(s->in[i]);
+        s->in[i] = NULL;
+    }
+    for (uint32_t i = 0; s->out && i < s->n_out; i++) {
         if (s->out[i])
             cudaFree(s->out[i]);
         if (s->ref[i])
             cudaFree(s->ref[i]);
         if (s->mag[i])
             cudaFree(s->mag[i]);
-        s->in[i] = s->out[i] = s->ref[i] = s->mag[i] = NULL;
+        s->out[i] = s->ref[i] = s->mag[i] = NULL;
     }
 }
 
@@ -362,8 +367,16 @@ kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb
     s->p = kb_problem_load(o->problem_so, &s->handle, err);
     if (!s->p)
         goto fail;
-    if (s->p->n_inputs + s->p->n_outputs > MAX_T) {
-        kb_errf(err, KB_EXIT_FAIL, "problem %s has too many tensors", s->p->id);
+    s->n_in = s->p->n_inputs;
+    s->n_out = s->p->n_outputs;
+    s->in = calloc(s->n_in + 1, sizeof *s->in);
+    s->out = calloc(s->n_out, sizeof *s->out);
+    s->ref = calloc(s->n_out, sizeof *s->ref);
+    s->mag = calloc(s->n_out, sizeof *s->mag);
+    s->ref_ins = calloc(s->n_in + 1, sizeof *s->ref_ins);
+    s->ref_outs = calloc(s->n_out, sizeof *s->ref_outs);
+    if (!s->in || !s->out || !s->ref || !s->mag || !s->ref_ins || !s->ref_outs) {
+        kb_errf(err, KB_EXIT_FAIL, "out of host memory for the %u tensors of %s", s->n_in + s->n_out, s->p->id);
         goto fail;
     }
     if (cudaStreamCreate(&s->stream) != cudaSuccess) {
@@ -545,6 +558,12 @@ void kb_session_close(kb_session *s)
     if (s->ctx)
         kb_ctx_destroy(s->ctx);
     free_tensors(s);
+    free(s->in);
+    free(s->out);
+    free(s->ref);
+    free(s->mag);
+    free(s->ref_ins);
+    free(s->ref_outs);
     if (s->stream)
         cudaStreamDestroy(s->stream);
     free(s);
@@ -568,8 +587,8 @@ int kb_session_reference(kb_session *s, int magnitude, int *nonfinite, kb_err *e
         return kb_errf(err, KB_EXIT_FAIL, "session opened without need_reference");
     if (magnitude && !s->mag[0])
         return kb_errf(err, KB_EXIT_FAIL, "session opened without need_magnitude");
-    kb_input ins[MAX_T];
-    kb_output outs[MAX_T];
+    kb_input *ins = s->ref_ins;
+    kb_output *outs = s->ref_outs;
     for (uint32_t i = 0; i < s->p->n_inputs; i++) {
         const kb_tensor_spec *sp = &s->p->inputs[i];
         if (magnitude && kb_dev_abs(s->in[i], sp->dtype, kb_shape_numel(sp->ndim, sp->shape), s->stream, err) != 0)

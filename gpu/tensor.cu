@@ -81,14 +81,46 @@ __global__ void generate_kernel(void *p, kb_dtype t, kb_gen g, uint32_t index, k
         store_from_double(p, t, i, kb_draw_value(&d, g, t, index, (uint64_t)i));
 }
 
+/* RAND_SOFTMAX, second pass: each row of `cols` exp-values divided by its sum (one block per
+ * row, the sum in double), so every row is a probability vector as softmax(dim=-1) makes it. */
+__global__ void row_normalise_kernel(float *p, int64_t rows, int64_t cols)
+{
+    __shared__ double part[THREADS];
+    for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+        float *x = p + row * cols;
+        double s = 0.0;
+        for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
+            s += (double)x[j];
+        part[threadIdx.x] = s;
+        __syncthreads();
+        for (int w = blockDim.x / 2; w > 0; w /= 2) {
+            if ((int)threadIdx.x < w)
+                part[threadIdx.x] += part[threadIdx.x + w];
+            __syncthreads();
+        }
+        const float inv = (float)(1.0 / part[0]);
+        for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
+            x[j] = x[j] * inv;
+        __syncthreads();
+    }
+}
+
 extern "C" int kb_dev_generate(void *ptr, const kb_tensor_spec *spec, uint32_t index, const kb_draw *draw,
                                cudaStream_t stream, kb_err *err)
 {
     int64_t n = kb_shape_numel(spec->ndim, spec->shape);
     if (n == 0)
         return 0;
-    generate_kernel<<<grid_for(n), THREADS, 0, stream>>>(ptr, spec->dtype, spec->gen, index, *draw, n);
-    return launched(err, "generate");
+    const kb_gen g = kb_gen_resolve(spec);
+    generate_kernel<<<grid_for(n), THREADS, 0, stream>>>(ptr, spec->dtype, g, index, *draw, n);
+    if (launched(err, "generate") != 0)
+        return -1;
+    if (g.kind == KB_GEN_RAND_SOFTMAX && spec->dtype == KB_F32) {
+        const int64_t cols = spec->shape[spec->ndim - 1], rows = n / cols;
+        row_normalise_kernel<<<(unsigned)(rows < 65535 ? rows : 65535), THREADS, 0, stream>>>((float *)ptr, rows, cols);
+        return launched(err, "generate (softmax rows)");
+    }
+    return 0;
 }
 
 __global__ void abs_kernel(void *p, kb_dtype t, int64_t n)

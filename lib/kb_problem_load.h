@@ -20,6 +20,12 @@ int kb_problem_validate(const kb_problem *p, kb_err *err);
 uint64_t kb_spec_bytes(const kb_tensor_spec *s);
 /* Sum of the bytes of every input and output: the resident data of one call. */
 uint64_t kb_problem_resident_bytes(const kb_problem *p);
+/* The minimal device bytes of one call: the descriptor's `bytes`, or where it leaves them 0, every
+ * input read once and every output written once (the resident bytes). */
+double kb_problem_bytes(const kb_problem *p);
+/* Limits of a descriptor (any realistic model fits: a Level-3 ResNet-152 has ~470 tensors). */
+#define KB_PROBLEM_MAX_INPUTS 65536u
+#define KB_PROBLEM_MAX_OUTPUTS 64u
 
 #ifdef __cplusplus
 }

@@ -74,7 +74,21 @@ KB_HD double kb_u01(uint32_t w) { return (double)(w >> 8) * (1.0 / 16777216.0); 
 KB_HD double kb_u01_open0(uint32_t w) { return ((double)(w >> 8) + 1.0) * (1.0 / 16777216.0); }
 
 /* Stream numbers: which draw of an element a value comes from. */
-enum { KB_STREAM_VALUE = 0, KB_STREAM_SPARSITY = 1 };
+enum { KB_STREAM_VALUE = 0, KB_STREAM_SPARSITY = 1, KB_STREAM_TENSOR_SCALE = 2 };
+
+/* The structured generators (kb/problem.h: RAND_SYMMETRIC ... RAND_SCALED) are U[0,1) values (or a
+ * distribution's override) with what get_inputs() does to them applied on top. */
+KB_HD int kb_gen_is_structured(kb_gen_kind k) { return k >= KB_GEN_RAND_SYMMETRIC && k <= KB_GEN_RAND_SCALED; }
+
+/* A spec's generator as the generation functions take it: the structured kinds carry the last
+ * dimension's size in `a` (the problem file writes only the kind). */
+KB_HD kb_gen kb_gen_resolve(const kb_tensor_spec *s)
+{
+    kb_gen g = s->gen;
+    if (kb_gen_is_structured(g.kind))
+        g.a = s->ndim > 0 ? (double)s->shape[s->ndim - 1] : 1.0;
+    return g;
+}
 
 /* The value of element i under generator g, before any distribution transform. */
 KB_HD double kb_gen_value(kb_gen g, uint64_t seed, uint32_t tensor, uint64_t i)
@@ -109,6 +123,12 @@ KB_HD double kb_gen_value(kb_gen g, uint64_t seed, uint32_t tensor, uint64_t i)
         return kb_u01(w.v[0]) < g.a ? 1.0 : 0.0;
     case KB_GEN_SIGN:
         return (w.v[0] & 1u) ? 1.0 : -1.0;
+    case KB_GEN_RAND_SYMMETRIC:
+    case KB_GEN_RAND_TRIU:
+    case KB_GEN_RAND_TRIL:
+    case KB_GEN_RAND_SOFTMAX:
+    case KB_GEN_RAND_SCALED:
+        return kb_u01(w.v[0]); /* the base value; kb_draw_value applies the structure */
     case KB_GEN_LOGUNIFORM_SIGNED: {
         /* |v| = 10^U[a,b), sign random: wide dynamic range. */
         double e = g.a + (g.b - g.a) * kb_u01(w.v[0]);
@@ -204,7 +224,8 @@ KB_HD int kb_dtype_is_float(kb_dtype t) { return t == KB_F32 || t == KB_F16 || t
 
 /* The value of element i of tensor number `tensor` (spec `g`, dtype `t`) under draw `d`, as a
  * double that is exactly representable in the dtype. */
-KB_HD double kb_draw_value(const kb_draw *d, kb_gen g, kb_dtype t, uint32_t tensor, uint64_t i)
+/* A value without structure: the generator (or the draw's override), sparsity, scale. */
+KB_HD double kb_draw_plain_value(const kb_draw *d, kb_gen g, kb_dtype t, uint32_t tensor, uint64_t i)
 {
     int is_float = kb_dtype_is_float(t);
     double v = kb_gen_value(is_float && d->override_gen ? d->gen : g, d->seed, tensor, i);
@@ -223,6 +244,37 @@ KB_HD double kb_draw_value(const kb_draw *d, kb_gen g, kb_dtype t, uint32_t tens
         }
     }
     return v;
+}
+
+KB_HD double kb_draw_value(const kb_draw *d, kb_gen g, kb_dtype t, uint32_t tensor, uint64_t i)
+{
+    if (kb_dtype_is_float(t) && kb_gen_is_structured(g.kind)) {
+        kb_gen base = {KB_GEN_RAND, 0, 0};
+        if (d->override_gen)
+            base = d->gen;
+        const uint64_t n = (uint64_t)g.a; /* the last dimension */
+        const uint64_t c = i % n, r = (i / n) % n, mat = i - (i % (n * n));
+        float v = (float)kb_draw_plain_value(d, base, t, tensor, i);
+        switch (g.kind) {
+        case KB_GEN_RAND_SYMMETRIC: /* (A + A.T) / 2 in float, as get_inputs computes it */
+            return (double)((v + (float)kb_draw_plain_value(d, base, t, tensor, mat + c * n + r)) / 2.0f);
+        case KB_GEN_RAND_TRIU:
+            return c >= r ? (double)v : 0.0;
+        case KB_GEN_RAND_TRIL:
+            return c <= r ? (double)v : 0.0;
+        case KB_GEN_RAND_SOFTMAX:
+            /* exp of the (scaled) value; the device generator then divides each row by its sum */
+            return (double)expf(v);
+        case KB_GEN_RAND_SCALED: {
+            /* one U[0,1) scale for the whole tensor (torch.rand(()) in get_inputs) */
+            kb_u32x4 w = kb_rng_words(d->seed, tensor, KB_STREAM_TENSOR_SCALE, 0);
+            return (double)(v * (float)kb_u01(w.v[0]));
+        }
+        default:
+            return (double)v;
+        }
+    }
+    return kb_draw_plain_value(d, g, t, tensor, i);
 }
 
 #endif /* KB_RNG_H */

@@ -20,6 +20,11 @@ uint64_t kb_problem_resident_bytes(const kb_problem *p)
     return b;
 }
 
+double kb_problem_bytes(const kb_problem *p)
+{
+    return p->bytes > 0 ? p->bytes : (double)kb_problem_resident_bytes(p);
+}
+
 static int check_spec(const kb_problem *p, const kb_tensor_spec *s, const char *kind, uint32_t i, kb_err *err)
 {
     if (!s->name || !s->name[0])
@@ -32,8 +37,23 @@ static int check_spec(const kb_problem *p, const kb_tensor_spec *s, const char *
         if (s->shape[d] <= 0)
             return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s has dimension %d = %lld", p->id, kind, s->name, d,
                            (long long)s->shape[d]);
-    if (s->gen.kind < KB_GEN_RAND || s->gen.kind > KB_GEN_LOGUNIFORM_SIGNED)
+    if (s->gen.kind < KB_GEN_RAND || s->gen.kind > KB_GEN_RAND_SCALED)
         return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s has an unknown generator", p->id, kind, s->name);
+    if (s->role != KB_ROLE_OUTPUT && s->gen.kind >= KB_GEN_RAND_SYMMETRIC) {
+        int need2 = s->gen.kind <= KB_GEN_RAND_TRIL;
+        if (s->dtype != KB_F32)
+            return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: the structured generators are for fp32 tensors",
+                           p->id, kind, s->name);
+        if (s->ndim < (need2 ? 2 : 1))
+            return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: this generator needs %d dimensions or more", p->id,
+                           kind, s->name, need2 ? 2 : 1);
+        if (s->gen.kind == KB_GEN_RAND_SYMMETRIC && s->shape[s->ndim - 1] != s->shape[s->ndim - 2])
+            return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: a symmetric matrix must be square", p->id, kind,
+                           s->name);
+        if (s->gen.kind <= KB_GEN_RAND_TRIL && s->shape[s->ndim - 1] != s->shape[s->ndim - 2])
+            return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: triangular generators need square matrices", p->id,
+                           kind, s->name);
+    }
     if (s->gen.kind == KB_GEN_KAIMING_UNIFORM && !(s->gen.a > 0))
         return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: kaiming-uniform needs fan_in > 0", p->id, kind, s->name);
     if (s->gen.kind == KB_GEN_RANDINT && !(s->gen.b > s->gen.a))
@@ -66,9 +86,9 @@ int kb_problem_validate(const kb_problem *p, kb_err *err)
         return kb_errf(err, KB_EXIT_FAIL, "problem id missing or not \"levelN/NNN_name\"");
     if (!p->title || !p->reference)
         return kb_errf(err, KB_EXIT_FAIL, "problem %s: missing title or reference()", p->id);
-    if (p->n_inputs > 60 || p->n_outputs < 1 || p->n_outputs > 4)
-        return kb_errf(err, KB_EXIT_FAIL, "problem %s: %u inputs / %u outputs is out of range", p->id, p->n_inputs,
-                       p->n_outputs);
+    if (p->n_inputs > KB_PROBLEM_MAX_INPUTS || p->n_outputs < 1 || p->n_outputs > KB_PROBLEM_MAX_OUTPUTS)
+        return kb_errf(err, KB_EXIT_FAIL, "problem %s: %u inputs / %u outputs is out of range (at most %u / 1-%u)",
+                       p->id, p->n_inputs, p->n_outputs, KB_PROBLEM_MAX_INPUTS, KB_PROBLEM_MAX_OUTPUTS);
     if ((p->n_inputs && !p->inputs) || !p->outputs)
         return kb_errf(err, KB_EXIT_FAIL, "problem %s: no %s array", p->id, !p->outputs ? "outputs" : "inputs");
     for (uint32_t i = 0; i < p->n_inputs; i++) {

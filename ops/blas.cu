@@ -56,12 +56,14 @@
  * so that the cuBLAS workspace can be allocated once per context and kept like PyTorch's.
  */
 #include <limits.h>
+#include <string.h>
 #include <stdint.h>
 
 #include <cublasLt.h>
 #include <cublas_v2.h>
 
 #include "kb/ops.h"
+#include "kb/ref.h" /* the tensor-level API of kb/ref/gemm.h */
 
 #define KB_BLAS_WORKSPACE_BYTES ((size_t)4096 * 1024 * 8) /* CUBLAS_WORKSPACE_CONFIG ":4096:8" */
 #define KB_BLASLT_WORKSPACE_BYTES ((size_t)1024 * 1024)   /* CUBLASLT_WORKSPACE_SIZE 1024 KiB */
@@ -185,20 +187,15 @@ static __global__ void broadcast_rows_kernel(const float *__restrict__ bias, flo
 /* ------------------------------------------------------------------------------------------ */
 /* The ops                                                                                     */
 
-/* One GEMM or strided-batched GEMM on row-major operands (batch == 0 means plain cublasSgemm).
- * beta is 0 except for the unfused addmm fallback. */
-static int gemm_rowmajor(kb_ctx *ctx, const char *op, const float *A, const float *B, float *C,
-                         int64_t batch, int64_t M, int64_t N, int64_t K, int trans_a, int trans_b,
-                         int64_t stride_a, int64_t stride_b, int64_t stride_c, float beta)
+/* One cuBLAS call in cuBLAS's own (column-major) terms, as at::cuda::blas::gemm<float> /
+ * bgemm<float> make it: PyTorch's _cublasAdjustLdLevel3, its INT_MAX checks, then cublasSgemm
+ * (batch == 0) or cublasSgemmStridedBatched. beta is 0 except for the unfused addmm fallback. */
+static int sgemm_colmajor(kb_ctx *ctx, const char *op, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
+                          const float *A, int64_t lda, int64_t stride_a, const float *B, int64_t ldb,
+                          int64_t stride_b, float *C, int64_t ldc, int64_t stride_c, int64_t batch, float beta)
 {
-    /* Column-major view: C^T[N,M] = op(B)^T[N,K] op(A)^T[K,M]. */
-    int64_t m = N, n = M, k = K;
-    int op_first = trans_b, op_second = trans_a; /* cuBLAS transa applies to B, transb to A */
-    int64_t ld_first = trans_b ? K : N;
-    int64_t ld_second = trans_a ? M : K;
-    int64_t ldc = N;
-    adjust_ld(op_first, op_second, m, n, k, &ld_first, &ld_second, &ldc);
-    if (check_gemm_sizes(ctx, op, m, n, k, ld_first, ld_second, ldc, batch))
+    adjust_ld(trans_a, trans_b, m, n, k, &lda, &ldb, &ldc);
+    if (check_gemm_sizes(ctx, op, m, n, k, lda, ldb, ldc, batch))
         return -1;
 
     blas_call bc;
@@ -206,19 +203,29 @@ static int gemm_rowmajor(kb_ctx *ctx, const char *op, const float *A, const floa
         return -1;
     int rc = 0;
     const float alpha = 1.0f;
-    cublasOperation_t ta = op_first ? CUBLAS_OP_T : CUBLAS_OP_N;
-    cublasOperation_t tb = op_second ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t ta = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t tb = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
     if (batch == 0) {
-        BLAS_CHECK(ctx, cublasSgemm(bc.handle, ta, tb, (int)m, (int)n, (int)k, &alpha, B, (int)ld_first, A,
-                                    (int)ld_second, &beta, C, (int)ldc));
+        BLAS_CHECK(ctx, cublasSgemm(bc.handle, ta, tb, (int)m, (int)n, (int)k, &alpha, A, (int)lda, B, (int)ldb,
+                                    &beta, C, (int)ldc));
     } else {
-        BLAS_CHECK(ctx, cublasSgemmStridedBatched(bc.handle, ta, tb, (int)m, (int)n, (int)k, &alpha, B,
-                                                  (int)ld_first, (long long)stride_b, A, (int)ld_second,
-                                                  (long long)stride_a, &beta, C, (int)ldc,
-                                                  (long long)stride_c, (int)batch));
+        BLAS_CHECK(ctx, cublasSgemmStridedBatched(bc.handle, ta, tb, (int)m, (int)n, (int)k, &alpha, A, (int)lda,
+                                                  (long long)stride_a, B, (int)ldb, (long long)stride_b, &beta, C,
+                                                  (int)ldc, (long long)stride_c, (int)batch));
     }
 done:
     return blas_end(ctx, &bc, rc);
+}
+
+/* One GEMM or strided-batched GEMM on row-major contiguous operands (batch == 0 means plain
+ * cublasSgemm). Column-major view: C^T[N,M] = op(B)^T[N,K] op(A)^T[K,M]. */
+static int gemm_rowmajor(kb_ctx *ctx, const char *op, const float *A, const float *B, float *C,
+                         int64_t batch, int64_t M, int64_t N, int64_t K, int trans_a, int trans_b,
+                         int64_t stride_a, int64_t stride_b, int64_t stride_c, float beta)
+{
+    /* cuBLAS transa applies to B, transb to A */
+    return sgemm_colmajor(ctx, op, trans_b, trans_a, N, M, K, B, trans_b ? K : N, stride_b, A, trans_a ? M : K,
+                          stride_a, C, N, stride_c, batch, beta);
 }
 
 /* Degenerate shapes, as addmm/baddbmm handle them: an empty result is nothing to do; K == 0
@@ -414,4 +421,565 @@ extern "C" int kb_op_linear(kb_ctx *ctx, const float *x, const float *W, const f
     if (K == 0)
         return 0;
     return gemm_rowmajor(ctx, "kb_op_linear", x, W, y, 0, M, N, K, 0, 1, 0, 0, 0, 1.0f);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Raw ops of kb/ref/gemm.h: cuBLAS's column-major arguments, as at::cuda::blas takes them.    */
+
+static int check_ptrs(kb_ctx *ctx, const char *op, int64_t m, int64_t n, int64_t k, const void *A, const void *B,
+                      const void *C)
+{
+    if (m < 0 || n < 0 || k < 0)
+        return kb_ctx_fail(ctx, "%s: negative size m=%lld n=%lld k=%lld", op, (long long)m, (long long)n,
+                           (long long)k);
+    if ((m && n && k && (!A || !B)) || (m && n && !C))
+        return kb_ctx_fail(ctx, "%s: NULL tensor pointer", op);
+    return 0;
+}
+
+/* K == 0: zero the m x n column-major result (leading dimension ldc), PyTorch's result.zero_(). */
+static int zero_colmajor(kb_ctx *ctx, float *C, int64_t m, int64_t n, int64_t ldc)
+{
+    if (ldc < m)
+        return kb_ctx_fail(ctx, "zero fill: ldc=%lld < m=%lld", (long long)ldc, (long long)m);
+    KB_OP_CUDA(ctx, cudaMemset2DAsync(C, (size_t)ldc * sizeof(float), 0, (size_t)m * sizeof(float), (size_t)n,
+                                      kb_ctx_stream(ctx)));
+    return 0;
+}
+
+extern "C" int kb_op_sgemm(kb_ctx *ctx, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k, const float *A,
+                           int64_t lda, const float *B, int64_t ldb, float *C, int64_t ldc)
+{
+    if (check_ptrs(ctx, "kb_op_sgemm", m, n, k, A, B, C))
+        return -1;
+    if (m == 0 || n == 0)
+        return 0;
+    if (k == 0)
+        return zero_colmajor(ctx, C, m, n, ldc);
+    return sgemm_colmajor(ctx, "kb_op_sgemm", trans_a, trans_b, m, n, k, A, lda, 0, B, ldb, 0, C, ldc, 0, 0, 0.0f);
+}
+
+extern "C" int kb_op_sgemm_strided_batched(kb_ctx *ctx, int trans_a, int trans_b, int64_t m, int64_t n, int64_t k,
+                                           const float *A, int64_t lda, int64_t stride_a, const float *B,
+                                           int64_t ldb, int64_t stride_b, float *C, int64_t ldc, int64_t stride_c,
+                                           int64_t batch)
+{
+    if (check_ptrs(ctx, "kb_op_sgemm_strided_batched", m, n, k, A, B, C))
+        return -1;
+    if (batch < 0 || stride_a < 0 || stride_b < 0 || stride_c < 0)
+        return kb_ctx_fail(ctx, "kb_op_sgemm_strided_batched: batch=%lld stride_a=%lld stride_b=%lld stride_c=%lld",
+                           (long long)batch, (long long)stride_a, (long long)stride_b, (long long)stride_c);
+    if (batch == 0 || m == 0 || n == 0)
+        return 0;
+    if (k == 0) {
+        for (int64_t i = 0; i < batch; i++)
+            if (zero_colmajor(ctx, C + i * stride_c, m, n, ldc))
+                return -1;
+        return 0;
+    }
+    return sgemm_colmajor(ctx, "kb_op_sgemm_strided_batched", trans_a, trans_b, m, n, k, A, lda, stride_a, B, ldb,
+                          stride_b, C, ldc, stride_c, batch, 0.0f);
+}
+
+/* at::cuda::blas::gemv<float>: cublasSgemv on the handle as getCurrentCUDABlasHandle() sets it. */
+extern "C" int kb_op_sgemv(kb_ctx *ctx, int trans, int64_t m, int64_t n, const float *A, int64_t lda, const float *x,
+                           int64_t incx, float *y, int64_t incy)
+{
+    if (check_ptrs(ctx, "kb_op_sgemv", m, n, 1, A, x, y))
+        return -1;
+    /* PyTorch's _cublasAdjustLdLevel2: lda >= max(1, m) is required even when n <= 1 */
+    if (n <= 1)
+        lda = m > 1 ? m : 1;
+    if (!fits_int(m) || !fits_int(n) || lda < 1 || lda > INT_MAX || incx == 0 || incy == 0 || incx > INT_MAX ||
+        incy > INT_MAX || incx < -INT_MAX || incy < -INT_MAX)
+        return kb_ctx_fail(ctx,
+                           "kb_op_sgemv: m=%lld n=%lld lda=%lld incx=%lld incy=%lld: cuBLAS's 32-bit API needs "
+                           "them in int range (and inc != 0)",
+                           (long long)m, (long long)n, (long long)lda, (long long)incx, (long long)incy);
+    if ((trans ? n : m) == 0)
+        return 0;
+    blas_call bc;
+    if (blas_begin(ctx, &bc))
+        return -1;
+    int rc = 0;
+    const float alpha = 1.0f, beta = 0.0f;
+    BLAS_CHECK(ctx, cublasSgemv(bc.handle, trans ? CUBLAS_OP_T : CUBLAS_OP_N, (int)m, (int)n, &alpha, A, (int)lda, x,
+                                (int)incx, &beta, y, (int)incy));
+done:
+    return blas_end(ctx, &bc, rc);
+}
+
+/* at::native::dot_cuda: cublasSdot with CUBLAS_POINTER_MODE_DEVICE (the result stays on the
+ * device, no synchronisation), the pointer mode restored afterwards like PointerModeGuard. */
+extern "C" int kb_op_sdot(kb_ctx *ctx, int64_t n, const float *x, int64_t incx, const float *y, int64_t incy,
+                          float *result)
+{
+    if (n < 0 || !result || (n > 0 && (!x || !y)))
+        return kb_ctx_fail(ctx, "kb_op_sdot: n=%lld or a NULL pointer", (long long)n);
+    if (n == 1)
+        incx = incy = 1;
+    if (!fits_int(n) || incx > INT_MAX || incy > INT_MAX || incx < -INT_MAX || incy < -INT_MAX)
+        return kb_ctx_fail(ctx, "kb_op_sdot: n=%lld incx=%lld incy=%lld exceed cuBLAS's 32-bit API", (long long)n,
+                           (long long)incx, (long long)incy);
+    blas_call bc;
+    if (blas_begin(ctx, &bc))
+        return -1;
+    int rc = 0, mode_set = 0;
+    BLAS_CHECK(ctx, cublasSetPointerMode(bc.handle, CUBLAS_POINTER_MODE_DEVICE));
+    mode_set = 1;
+    BLAS_CHECK(ctx, cublasSdot(bc.handle, (int)n, x, (int)incx, y, (int)incy, result));
+done:
+    if (mode_set) {
+        cublasStatus_t s = cublasSetPointerMode(bc.handle, CUBLAS_POINTER_MODE_HOST);
+        if (s != CUBLAS_STATUS_SUCCESS && rc == 0)
+            rc = blas_fail(ctx, __FILE__, __LINE__, "cublasSetPointerMode (restore)", s);
+    }
+    return blas_end(ctx, &bc, rc);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Tensor level (kb/ref/gemm.h): PyTorch's layout decisions, then one raw op.                  */
+
+/* KB_NEW without the C compound literal (C++ warns on its missing field initialisers). */
+static kb_tensor new_tensor(void)
+{
+    kb_tensor t;
+    memset(&t, 0, sizeof t);
+    return t;
+}
+
+static int64_t max1(int64_t v) { return v > 1 ? v : 1; }
+
+static kb_tensor transposed2(kb_tensor t)
+{
+    kb_tensor v = t;
+    v.shape[0] = t.shape[1];
+    v.shape[1] = t.shape[0];
+    v.stride[0] = t.stride[1];
+    v.stride[1] = t.stride[0];
+    return v;
+}
+
+/* is_non_overlapping_and_dense() of a 2-D tensor: row-major or column-major dense. */
+static int dense2(kb_tensor t) { return kb_is_contiguous(t) || kb_is_contiguous(transposed2(t)); }
+
+/* prepare_matrix_for_cublas(tensor, transpose_tensor, transpose_result) of Blas.cpp: the tensor
+ * as it is (a view) with *tr saying whether it is row-major ("transposed" for cuBLAS), or a
+ * contiguous copy put in *owned (PyTorch's clone) when neither dimension has unit stride. */
+static kb_tensor prep_matrix(kb_ref *r, kb_tensor t, int *tr, kb_tensor *owned)
+{
+    if (dense2(t)) {
+        *tr = kb_is_contiguous(t);
+        return t;
+    }
+    if (t.stride[0] == 1 && t.stride[1] >= max1(t.shape[0])) {
+        *tr = 0;
+        return t;
+    }
+    if (t.stride[1] == 1 && t.stride[0] >= max1(t.shape[1])) {
+        *tr = 1;
+        return t;
+    }
+    *tr = 1;
+    *owned = kb_copy(r, new_tensor(), t);
+    return *owned;
+}
+
+/* c[M,N] (contiguous) = a[M,K] @ b[K,N], any strides: addmm_out_cuda_impl with beta = 0. The
+ * result is contiguous, so prepare_matrix_for_cublas(result) says transpose_result = true: mat2
+ * goes first, mat1 second, and both transpose flags are flipped (cublasCommonArgs). */
+static void mm_into(kb_ref *r, kb_tensor c, kb_tensor a, kb_tensor b, const char *op)
+{
+    const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
+    if (M == 0 || N == 0 || !kb_ref_ok(r))
+        return;
+    if (K == 0) {
+        kb_ref_check(r, kb_op_sgemm(kb_ref_ctx(r), 0, 0, N, M, 0, NULL, max1(N), NULL, 1, kb_f32(r, c), N));
+        return;
+    }
+    kb_tensor own_a = new_tensor(), own_b = new_tensor();
+    int ta = 0, tb = 0;
+    kb_tensor A_ = prep_matrix(r, b, &ta, &own_a); /* cuBLAS's A: mat2 */
+    kb_tensor B_ = prep_matrix(r, a, &tb, &own_b); /* cuBLAS's B: mat1 */
+    if (!kb_ref_ok(r))
+        return;
+    ta = !ta;
+    tb = !tb;
+    const int64_t lda = A_.stride[ta ? 1 : 0];
+    const int64_t ldb = B_.stride[tb ? 1 : 0];
+    (void)op;
+    kb_ref_check(r, kb_op_sgemm(kb_ref_ctx(r), ta, tb, N, M, K, kb_f32(r, A_), lda, kb_f32(r, B_), ldb,
+                                kb_f32(r, c), N));
+    /* the MaybeOwned copies die when addmm returns */
+    kb_drop(r, own_a);
+    kb_drop(r, own_b);
+}
+
+static int want_f32(kb_ref *r, const char *op, kb_tensor a, kb_tensor b)
+{
+    if (a.dtype != KB_F32 || b.dtype != KB_F32)
+        return kb_ref_fail(r, "%s: operands must be fp32 (got dtypes %d and %d)", op, (int)a.dtype, (int)b.dtype);
+    return 1;
+}
+
+extern "C" kb_tensor kb_mm(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!want_f32(r, "kb_mm", a, b))
+        return kb_ref_none();
+    if (a.ndim != 2 || b.ndim != 2 || a.shape[1] != b.shape[0]) {
+        kb_ref_fail(r, "kb_mm: expected [M,K] @ [K,N], got %d-d (%lld x %lld) @ %d-d (%lld x %lld)", a.ndim,
+                    (long long)(a.ndim > 0 ? a.shape[0] : 0), (long long)(a.ndim > 1 ? a.shape[1] : 0), b.ndim,
+                    (long long)(b.ndim > 0 ? b.shape[0] : 0), (long long)(b.ndim > 1 ? b.shape[1] : 0));
+        return kb_ref_none();
+    }
+    const int64_t shape[2] = {a.shape[0], b.shape[1]};
+    kb_tensor c = kb_result(r, out, KB_F32, 2, shape, "kb_mm");
+    mm_into(r, c, a, b, "kb_mm");
+    return kb_ref_ok(r) ? c : kb_ref_none();
+}
+
+/* prepare_batch_matrix_for_cublas of Blas.cpp (m, n: the operand's extents in cuBLAS terms). */
+static kb_tensor prep_batch(kb_ref *r, kb_tensor t, int *tt, int64_t *ld, int tres, int64_t m, int64_t n,
+                            kb_tensor *owned)
+{
+    const int fast = tres ? 2 : 1, lead = tres ? 1 : 2;
+    if (t.stride[fast] == 1 && t.stride[lead] >= max1(m)) {
+        *tt = 0;
+        *ld = t.stride[lead];
+        return t;
+    }
+    if (t.stride[lead] == 1 && t.stride[fast] >= max1(n)) {
+        *tt = 1;
+        *ld = t.stride[fast];
+        return t;
+    }
+    *tt = !tres;
+    kb_tensor u = t;
+    if (!(kb_is_contiguous(t) && t.stride[1] != 0 && t.stride[2] != 0))
+        u = *owned = kb_copy(r, new_tensor(), t);
+    *ld = u.stride[1];
+    return u;
+}
+
+/* c[Bt,M,N] (contiguous) = a[Bt,M,K] @ b[Bt,K,N]: baddbmm_out_cuda_impl with beta = 0. */
+static void bmm_into(kb_ref *r, kb_tensor c, kb_tensor a, kb_tensor b)
+{
+    if (!kb_ref_ok(r) || kb_numel(c) == 0)
+        return;
+    const int64_t *rs = c.stride, *sz = c.shape;
+    if (a.shape[2] == 0) { /* result.zero_() */
+        cudaError_t e = cudaMemsetAsync(kb_f32(r, c), 0, (size_t)kb_numel(c) * sizeof(float),
+                                        kb_ctx_stream(kb_ref_ctx(r)));
+        if (e != cudaSuccess)
+            kb_ref_fail(r, "kb_bmm: cudaMemsetAsync: %s", cudaGetErrorString(e));
+        return;
+    }
+    int tres;
+    if (rs[1] == 1 && (sz[2] == 1 || rs[2] >= max1(sz[1])))
+        tres = 0;
+    else if (rs[2] == 1 && (sz[1] == 1 || rs[1] >= max1(sz[2])))
+        tres = 1;
+    else {
+        kb_ref_fail(r, "kb_bmm: the result must be contiguous");
+        return;
+    }
+    const int lead = tres ? 1 : 2;
+    const int64_t m = sz[tres ? 2 : 1], n = sz[lead], k = (tres ? b : a).shape[lead];
+    kb_tensor own1 = new_tensor(), own2 = new_tensor();
+    int t1 = 0, t2 = 0;
+    int64_t ld1 = 1, ld2 = 1;
+    kb_tensor b1 = prep_batch(r, tres ? b : a, &t1, &ld1, tres, m, k, &own1);
+    kb_tensor b2 = prep_batch(r, tres ? a : b, &t2, &ld2, tres, k, n, &own2);
+    if (!kb_ref_ok(r))
+        return;
+    const int64_t ldc = rs[lead], batches = sz[0];
+    if (batches == 1) /* "If batch is 1 call gemm rather than bgemm" */
+        kb_ref_check(r, kb_op_sgemm(kb_ref_ctx(r), t1, t2, m, n, k, kb_f32(r, b1), ld1, kb_f32(r, b2), ld2,
+                                    kb_f32(r, c), ldc));
+    else
+        kb_ref_check(r, kb_op_sgemm_strided_batched(kb_ref_ctx(r), t1, t2, m, n, k, kb_f32(r, b1), ld1, b1.stride[0],
+                                                    kb_f32(r, b2), ld2, b2.stride[0], kb_f32(r, c), ldc, rs[0],
+                                                    batches));
+    kb_drop(r, own1);
+    kb_drop(r, own2);
+}
+
+extern "C" kb_tensor kb_bmm(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!want_f32(r, "kb_bmm", a, b))
+        return kb_ref_none();
+    if (a.ndim != 3 || b.ndim != 3 || a.shape[0] != b.shape[0] || a.shape[2] != b.shape[1]) {
+        kb_ref_fail(r, "kb_bmm: expected [B,M,K] @ [B,K,N], got a %d-d @ a %d-d tensor with mismatched sizes",
+                    a.ndim, b.ndim);
+        return kb_ref_none();
+    }
+    const int64_t shape[3] = {a.shape[0], a.shape[1], b.shape[2]};
+    kb_tensor c = kb_result(r, out, KB_F32, 3, shape, "kb_bmm");
+    bmm_into(r, c, a, b);
+    return kb_ref_ok(r) ? c : kb_ref_none();
+}
+
+/* y[M] = a[M,K] @ x[K]: addmv_out_cuda with beta = 0. */
+static void mv_into(kb_ref *r, kb_tensor y, kb_tensor a, kb_tensor x)
+{
+    const int64_t M = a.shape[0], K = a.shape[1];
+    if (!kb_ref_ok(r) || M == 0)
+        return;
+    if (K == 0) { /* mat.numel() == 0 with beta == 0: result.zero_() */
+        kb_ref_check(r, zero_colmajor(kb_ref_ctx(r), kb_f32(r, y), M, 1, M));
+        return;
+    }
+    kb_tensor own_x = new_tensor(), own_a = new_tensor(), xv = x;
+    if (x.stride[0] == 0 && K > 1) /* vec.contiguous() */
+        xv = own_x = kb_copy(r, new_tensor(), x);
+    const int64_t incx = max1(K > 1 ? xv.stride[0] : 1);
+    const int64_t incy = M > 1 ? y.stride[0] : 1;
+    if (!kb_ref_ok(r))
+        return;
+    int rc;
+    if (a.stride[0] == 1 && a.stride[1] >= max1(M))
+        rc = kb_op_sgemv(kb_ref_ctx(r), 0, M, K, kb_f32(r, a), a.stride[1], kb_f32(r, xv), incx, kb_f32(r, y), incy);
+    else if (a.stride[1] == 1 && a.stride[0] >= max1(K))
+        rc = kb_op_sgemv(kb_ref_ctx(r), 1, K, M, kb_f32(r, a), a.stride[0], kb_f32(r, xv), incx, kb_f32(r, y), incy);
+    else {
+        own_a = kb_copy(r, new_tensor(), a);
+        if (!kb_ref_ok(r))
+            return;
+        rc = kb_op_sgemv(kb_ref_ctx(r), 1, K, M, kb_f32(r, own_a), K, kb_f32(r, xv), incx, kb_f32(r, y), incy);
+    }
+    kb_ref_check(r, rc);
+    kb_drop(r, own_a);
+    kb_drop(r, own_x);
+}
+
+extern "C" kb_tensor kb_mv(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor x)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!want_f32(r, "kb_mv", a, x))
+        return kb_ref_none();
+    if (a.ndim != 2 || x.ndim != 1 || a.shape[1] != x.shape[0]) {
+        kb_ref_fail(r, "kb_mv: expected [M,K] @ [K], got a %d-d @ a %d-d tensor with mismatched sizes", a.ndim,
+                    x.ndim);
+        return kb_ref_none();
+    }
+    const int64_t shape[1] = {a.shape[0]};
+    kb_tensor y = kb_result(r, out, KB_F32, 1, shape, "kb_mv");
+    mv_into(r, y, a, x);
+    return kb_ref_ok(r) ? y : kb_ref_none();
+}
+
+extern "C" kb_tensor kb_dot(kb_ref *r, kb_tensor out, kb_tensor x, kb_tensor y)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!want_f32(r, "kb_dot", x, y))
+        return kb_ref_none();
+    if (x.ndim != 1 || y.ndim != 1 || x.shape[0] != y.shape[0]) {
+        kb_ref_fail(r, "kb_dot: expected two 1-D tensors of one length, got %d-d and %d-d", x.ndim, y.ndim);
+        return kb_ref_none();
+    }
+    kb_tensor c = kb_result(r, out, KB_F32, 0, NULL, "kb_dot");
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    kb_ref_check(r, kb_op_sdot(kb_ref_ctx(r), x.shape[0], kb_f32(r, x), x.stride[0], kb_f32(r, y), y.stride[0],
+                               kb_f32(r, c)));
+    return kb_ref_ok(r) ? c : kb_ref_none();
+}
+
+/* t [..., rows, cols] (nb leading dims) as [batch, rows, cols]: a view when the leading dims
+ * merge (reshape's view path: consecutive non-1 dims with stride[i] == stride[j] * size[j]),
+ * else a contiguous copy in *owned (reshape's copy path). */
+static kb_tensor reshape3(kb_ref *r, kb_tensor t, int nb, int64_t batch, kb_tensor *owned)
+{
+    int ok = 1, last = -1;
+    for (int i = 0; i < nb; i++) {
+        if (t.shape[i] == 1)
+            continue;
+        if (last >= 0 && t.stride[last] != t.stride[i] * t.shape[i])
+            ok = 0;
+        last = i;
+    }
+    kb_tensor src = t;
+    if (!ok) {
+        src = *owned = kb_copy(r, new_tensor(), t);
+        if (!kb_ref_ok(r))
+            return kb_ref_none();
+    }
+    kb_tensor v = src;
+    v.ndim = 3;
+    v.shape[0] = batch;
+    v.shape[1] = src.shape[nb];
+    v.shape[2] = src.shape[nb + 1];
+    v.stride[1] = src.stride[nb];
+    v.stride[2] = src.stride[nb + 1];
+    /* merged view: the innermost non-1 batch dim's stride; a contiguous copy (or no batch
+     * extent at all): rows * cols */
+    v.stride[0] = (ok && last >= 0) ? t.stride[last] : src.shape[nb] * src.shape[nb + 1];
+    return v;
+}
+
+/* should_fold() of LinearAlgebra.cpp for a tensor t1 (>= 3-D) that is to be folded: the leading
+ * ndim-1 dimensions must be viewable as one (no copy). */
+static int foldable(kb_tensor t1)
+{
+    if (kb_numel(t1) == 0)
+        return 1;
+    for (int i = 0; i < t1.ndim - 2; i++)
+        if (t1.stride[i] != t1.stride[i + 1] * t1.shape[i + 1])
+            return 0;
+    return 1;
+}
+
+/* A contiguous tensor `c` seen with another shape (the same elements). */
+static kb_tensor reshaped(kb_tensor c, int ndim, const int64_t *shape)
+{
+    kb_tensor v = c;
+    v.ndim = ndim;
+    int64_t s = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+        v.shape[d] = shape[d];
+        v.stride[d] = s;
+        s *= shape[d];
+    }
+    return v;
+}
+
+extern "C" kb_tensor kb_matmul(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!want_f32(r, "kb_matmul", a, b))
+        return kb_ref_none();
+    const int d1 = a.ndim, d2 = b.ndim;
+    if (d1 < 1 || d2 < 1) {
+        kb_ref_fail(r, "kb_matmul: both arguments need at least 1 dimension, got %d-d and %d-d", d1, d2);
+        return kb_ref_none();
+    }
+    const int64_t ka = a.shape[d1 - 1], kbk = d2 > 1 ? b.shape[d2 - 2] : b.shape[0];
+    if (ka != kbk) {
+        kb_ref_fail(r, "kb_matmul: contracted sizes differ (%lld vs %lld)", (long long)ka, (long long)kbk);
+        return kb_ref_none();
+    }
+    if (d1 == 1 && d2 == 1)
+        return kb_dot(r, out, a, b);
+    if (d1 == 2 && d2 == 1)
+        return kb_mv(r, out, a, b);
+    if (d1 == 1 && d2 == 2) { /* tensor1.unsqueeze(0).mm(tensor2).squeeze_(0) */
+        const int64_t shape[1] = {b.shape[1]};
+        kb_tensor c = kb_result(r, out, KB_F32, 1, shape, "kb_matmul");
+        if (!kb_ref_ok(r))
+            return kb_ref_none();
+        const int64_t s2[2] = {1, b.shape[1]};
+        mm_into(r, reshaped(c, 2, s2), kb_unsqueeze(r, a, 0), b, "kb_matmul");
+        return kb_ref_ok(r) ? c : kb_ref_none();
+    }
+    if (d1 == 2 && d2 == 2)
+        return kb_mm(r, out, a, b);
+
+    /* should_fold: the larger operand (>= 3-D) against a 1-D/2-D one, folded into mm / mv. */
+    if (d1 >= 3 && d2 <= 2 && foldable(a)) {
+        int64_t shape[KB_MAX_DIMS], rows = 1;
+        int nd = 0;
+        for (int i = 0; i < d1 - 1; i++) {
+            shape[nd++] = a.shape[i];
+            rows *= a.shape[i];
+        }
+        if (d2 == 2)
+            shape[nd++] = b.shape[1];
+        kb_tensor c = kb_result(r, out, KB_F32, nd, shape, "kb_matmul");
+        if (!kb_ref_ok(r))
+            return kb_ref_none();
+        kb_tensor a2 = a; /* t1->reshape({folded, K}): a view, foldable() said so */
+        a2.ndim = 2;
+        a2.shape[0] = rows;
+        a2.shape[1] = ka;
+        a2.stride[0] = a.stride[d1 - 2];
+        a2.stride[1] = a.stride[d1 - 1];
+        if (d2 == 2) {
+            const int64_t s2[2] = {rows, b.shape[1]};
+            mm_into(r, reshaped(c, 2, s2), a2, b, "kb_matmul");
+        } else {
+            const int64_t s1[1] = {rows};
+            mv_into(r, reshaped(c, 1, s1), a2, b);
+        }
+        return kb_ref_ok(r) ? c : kb_ref_none();
+    }
+    if (d2 >= 3 && d1 == 1) {
+        kb_tensor t1 = kb_transpose(r, b, -1, -2); /* tensor2.mT() */
+        if (kb_ref_ok(r) && foldable(t1)) {
+            int64_t shape[KB_MAX_DIMS], rows = 1;
+            for (int i = 0; i < d2 - 1; i++) {
+                shape[i] = t1.shape[i];
+                rows *= t1.shape[i];
+            }
+            kb_tensor c = kb_result(r, out, KB_F32, d2 - 1, shape, "kb_matmul");
+            if (!kb_ref_ok(r))
+                return kb_ref_none();
+            kb_tensor t2 = t1;
+            t2.ndim = 2;
+            t2.shape[0] = rows;
+            t2.shape[1] = t1.shape[d2 - 1];
+            t2.stride[0] = t1.stride[d2 - 2];
+            t2.stride[1] = t1.stride[d2 - 1];
+            const int64_t s1[1] = {rows};
+            mv_into(r, reshaped(c, 1, s1), t2, a);
+            return kb_ref_ok(r) ? c : kb_ref_none();
+        }
+    }
+
+    /* Batched: broadcast the batch dimensions, expand + reshape both to 3-D, one bmm. */
+    const int nb1 = d1 > 2 ? d1 - 2 : 0, nb2 = d2 > 2 ? d2 - 2 : 0, nb = nb1 > nb2 ? nb1 : nb2;
+    const int64_t n = d1 > 1 ? a.shape[d1 - 2] : 1, p = d2 > 1 ? b.shape[d2 - 1] : 1;
+    int64_t ob[KB_MAX_DIMS], batch = 1;
+    for (int i = 0; i < nb; i++) {
+        int i1 = i - (nb - nb1), i2 = i - (nb - nb2);
+        int64_t s1 = i1 >= 0 ? a.shape[i1] : 1, s2 = i2 >= 0 ? b.shape[i2] : 1;
+        if (s1 != s2 && s1 != 1 && s2 != 1) {
+            kb_ref_fail(r, "kb_matmul: batch dimensions %lld and %lld do not broadcast", (long long)s1, (long long)s2);
+            return kb_ref_none();
+        }
+        ob[i] = s1 == 1 ? s2 : s1;
+        batch *= ob[i];
+    }
+    if (nb + 2 > KB_MAX_DIMS) {
+        kb_ref_fail(r, "kb_matmul: too many dimensions");
+        return kb_ref_none();
+    }
+    int64_t oshape[KB_MAX_DIMS];
+    int ond = 0;
+    for (int i = 0; i < nb; i++)
+        oshape[ond++] = ob[i];
+    if (d1 > 1)
+        oshape[ond++] = n;
+    if (d2 > 1)
+        oshape[ond++] = p;
+    kb_tensor c = kb_result(r, out, KB_F32, ond, oshape, "kb_matmul");
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+
+    int64_t e1[KB_MAX_DIMS], e2[KB_MAX_DIMS];
+    for (int i = 0; i < nb; i++)
+        e1[i] = e2[i] = ob[i];
+    e1[nb] = n;
+    e1[nb + 1] = ka;
+    e2[nb] = kbk;
+    e2[nb + 1] = p;
+    kb_tensor own1 = new_tensor(), own2 = new_tensor();
+    kb_tensor x1 = kb_expand(r, a, nb + 2, e1);
+    kb_tensor x2 = d2 == 1 ? kb_unsqueeze(r, kb_expand(r, b, nb + 1, e2), -1) : kb_expand(r, b, nb + 2, e2);
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    kb_tensor a3 = reshape3(r, x1, nb, batch, &own1);
+    kb_tensor b3 = reshape3(r, x2, nb, batch, &own2);
+    const int64_t s3[3] = {batch, n, p};
+    if (kb_ref_ok(r) && batch > 0)
+        bmm_into(r, reshaped(c, 3, s3), a3, b3);
+    kb_drop(r, own1);
+    kb_drop(r, own2);
+    return kb_ref_ok(r) ? c : kb_ref_none();
 }

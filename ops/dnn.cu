@@ -21,7 +21,13 @@
  * the engine choice is cuDNN's own, as in PyTorch. 1-D convolutions are run as 2-D with H = 1,
  * as PyTorch's view1d_as_2d does. No 32-bit splitting: the v8 path hands int64 shapes to cuDNN
  * and an engine that cannot index the tensor is simply not offered or refuses to finalize; if
- * none is left the op fails and says so.
+ * none is left the op fails and says so. (PyTorch's split_batch_dim_to_32bit_out -- batch chunks
+ * of max(2^28 or 2^27 / per-sample elements, 1) when x or y has more than INT_MAX elements --
+ * lives in Conv_v7.cpp and runs only when the v8 API is switched off: ConvShared.h says "v7
+ * explicitly splits large tensors as a 32-bit indexing workaround whereas v8 expects cuDNN to
+ * handle large tensors". Convolution.cpp's use_cudnn refuses cuDNN only for tensors that no
+ * batch split could fix, needs_64bit_indexing_no_split, unless cuDNN >= 9.3 with v8. So L1/87,
+ * whose y has exactly 2^31 elements, is one cuDNN call here as in eager 2.11.)
  *
  * What PyTorch does NOT send to cuDNN, and this file therefore refuses with a message instead of
  * silently running something else: fp32 depthwise convolution (groups == C_in > 1, NCHW, 32-bit
@@ -68,6 +74,7 @@
 #include <cudnn.h>
 
 #include "kb/ops.h"
+#include "kb/ref.h"
 
 #define KB_DNN_PLAN_CACHE 64
 
@@ -837,4 +844,111 @@ done:
     if (xd)
         cudnnDestroyTensorDescriptor(xd);
     return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Tensor-level ops (kb/ref/conv.h): the geometry from the tensors' shapes, as
+ * at::convolution derives it, then the raw ops above.                                        */
+
+static int conv_params_to_desc(kb_ref *r, const char *op, int transposed, kb_tensor x, kb_tensor w, kb_tensor bias,
+                               const kb_conv_params *p, kb_conv_desc *d, int64_t *yshape)
+{
+    static const kb_conv_params defaults = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0};
+    if (!p)
+        p = &defaults;
+    if (x.dtype != KB_F32 || w.dtype != KB_F32)
+        return kb_ref_fail(r, "%s: x and w must be float32 (got dtypes %d and %d)", op, (int)x.dtype, (int)w.dtype);
+    if (x.ndim < 3 || x.ndim > 5 || w.ndim != x.ndim)
+        return kb_ref_fail(r, "%s: expected x [N, C, spatial...] of 3-5 dims and w of the same rank (got x %d-D, "
+                              "w %d-D)",
+                           op, x.ndim, w.ndim);
+    if (!kb_is_contiguous(x) || !kb_is_contiguous(w))
+        return kb_ref_fail(r, "%s: x and w must be contiguous (PyTorch's .contiguous() before cuDNN is a copy "
+                              "of its own: make it explicitly)",
+                           op);
+    const int nd = x.ndim - 2;
+    const int groups = p->groups > 0 ? p->groups : 1;
+    memset(d, 0, sizeof *d);
+    d->nd = nd;
+    d->batch = x.shape[0];
+    d->in_ch = x.shape[1];
+    d->groups = groups;
+    if (!transposed) {
+        d->out_ch = w.shape[0];
+        if (w.shape[1] * groups != d->in_ch || d->out_ch % groups)
+            return kb_ref_fail(r, "%s: w [%lld, %lld, ...] with groups=%d does not fit x with C_in=%lld (expected "
+                                  "w [C_out, C_in/groups, k...], C_out divisible by groups)",
+                               op, (long long)w.shape[0], (long long)w.shape[1], groups, (long long)d->in_ch);
+    } else {
+        d->out_ch = w.shape[1] * groups;
+        if (w.shape[0] != d->in_ch || d->in_ch % groups)
+            return kb_ref_fail(r, "%s: w [%lld, %lld, ...] with groups=%d does not fit x with C_in=%lld (expected "
+                                  "w [C_in, C_out/groups, k...], C_in divisible by groups)",
+                               op, (long long)w.shape[0], (long long)w.shape[1], groups, (long long)d->in_ch);
+    }
+    for (int i = 0; i < nd; i++) {
+        d->in_size[i] = x.shape[2 + i];
+        d->kernel[i] = w.shape[2 + i];
+        d->stride[i] = p->stride[i] > 0 ? p->stride[i] : 1;
+        d->pad[i] = p->padding[i];
+        d->dilation[i] = p->dilation[i] > 0 ? p->dilation[i] : 1;
+        d->out_pad[i] = transposed ? p->output_padding[i] : 0;
+        if (!transposed && p->output_padding[i] != 0)
+            return kb_ref_fail(r, "%s: output_padding is for transposed convolution only", op);
+    }
+    if (bias.data && (bias.dtype != KB_F32 || bias.ndim != 1 || bias.shape[0] != d->out_ch || !kb_is_contiguous(bias)))
+        return kb_ref_fail(r, "%s: bias must be a contiguous float32 [C_out = %lld] tensor (got %d-D, dtype %d)", op,
+                           (long long)d->out_ch, bias.ndim, (int)bias.dtype);
+    int64_t out_sp[3];
+    kb_conv_out_size(d, transposed, out_sp);
+    yshape[0] = d->batch;
+    yshape[1] = d->out_ch;
+    for (int i = 0; i < nd; i++) {
+        if (out_sp[i] < 1)
+            return kb_ref_fail(r, "%s: spatial dim %d: input %lld, kernel %lld, stride %d, padding %d, dilation %d "
+                                  "give an empty output (%lld)",
+                               op, i, (long long)d->in_size[i], (long long)d->kernel[i], d->stride[i], d->pad[i],
+                               d->dilation[i], (long long)out_sp[i]);
+        yshape[2 + i] = out_sp[i];
+    }
+    return 1;
+}
+
+static kb_tensor conv_tensor_op(kb_ref *r, kb_tensor out, kb_tensor x, kb_tensor w, kb_tensor bias,
+                                const kb_conv_params *p, int transposed)
+{
+    const char *op = transposed ? "kb_conv_transpose" : "kb_conv";
+    kb_conv_desc d;
+    int64_t yshape[5];
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!conv_params_to_desc(r, op, transposed, x, w, bias, p, &d, yshape))
+        return kb_ref_none();
+    kb_tensor y = kb_result(r, out, KB_F32, x.ndim, yshape, op);
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!kb_is_contiguous(y)) {
+        kb_ref_fail(r, "%s: the result tensor must be contiguous", op);
+        return kb_ref_none();
+    }
+    const float *xp = kb_f32(r, x), *wp = kb_f32(r, w);
+    const float *bp = bias.data ? kb_f32(r, bias) : NULL;
+    float *yp = kb_f32(r, y);
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    kb_ctx *ctx = kb_ref_ctx(r);
+    kb_ref_check(r, transposed ? kb_op_conv_transpose(ctx, &d, xp, wp, bp, yp) : kb_op_conv(ctx, &d, xp, wp, bp, yp));
+    return kb_ref_ok(r) ? y : kb_ref_none();
+}
+
+extern "C" kb_tensor kb_conv(kb_ref *r, kb_tensor out, kb_tensor x, kb_tensor w, kb_tensor bias,
+                             const kb_conv_params *p)
+{
+    return conv_tensor_op(r, out, x, w, bias, p, 0);
+}
+
+extern "C" kb_tensor kb_conv_transpose(kb_ref *r, kb_tensor out, kb_tensor x, kb_tensor w, kb_tensor bias,
+                                       const kb_conv_params *p)
+{
+    return conv_tensor_op(r, out, x, w, bias, p, 1);
 }

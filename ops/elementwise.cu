@@ -1,47 +1,115 @@
 /*
- * ops/elementwise.cu -- kb_op_unary: y[i] = op(x[i]) for the unfused activations (see kb/ops.h).
+ * ops/elementwise.cu -- the elementwise family: kb/ref/elementwise.h (tensor level, PyTorch
+ * broadcasting) and the raw kb_op_unary of kb/ops.h, on one templated engine that mirrors
+ * TensorIterator's gpu_kernel (ATen/native/cuda/CUDALoops.cuh).
  *
- * Eager PyTorch runs each of these as one TensorIterator kernel, vectorized_elementwise_kernel
- * (ATen/native/cuda/CUDALoops.cuh): 128 threads per block (num_threads() on CUDA), each thread
- * one 16-byte vector (4 floats) per block-sized step, grid = ceil(n / 512), and the scalar
- * "unrolled" policy when the pointers are not 16-byte aligned. This file does the same with a
- * grid-stride loop and 64-bit indices, so one launch covers tensors above 2^31 elements (where
- * TensorIterator instead splits the work into 32-bit-indexable launches); with the grid sized
- * to the data every thread runs exactly one iteration, which is PyTorch's geometry.
+ * The engine. One eager op is one TensorIterator kernel, and so is one call here:
+ *   - Vectorized path (vectorized_elementwise_kernel): when every operand is contiguous with the
+ *     result's shape and 16-byte aligned (vector width 4 of each operand's type), 128 threads per
+ *     block (num_threads()), each thread one 4-element vector per step, grid = ceil(n / 512);
+ *     the n % 4 tail is done element by element by block 0. A grid-stride loop with 64-bit
+ *     indices covers tensors above 2^31 elements in one launch (TensorIterator splits those into
+ *     32-bit-indexable launches); with the grid sized to the data each thread runs exactly one
+ *     iteration, PyTorch's geometry. Deliberate difference: an operand holding ONE element that
+ *     broadcasts everywhere (a 0-d device tensor, L1/5's `s`) is loaded once per thread and
+ *     kept on this path; TensorIterator sends a 0-d CUDA operand to the strided path (a CPU
+ *     scalar it passes into the functor, which is what KernelBench's Python float is). Both move
+ *     the same bytes.
+ *   - Offset path (unrolled_elementwise_kernel with an OffsetCalculator): broadcast or strided
+ *     operands, or misaligned pointers. Dimensions are coalesced first as TensorIterator does
+ *     (size-1 dims dropped; adjacent dims merged where every operand's strides allow), so a row
+ *     broadcast [N,1]*[N,D] has two dims and one division per element. 128 threads, 4 elements
+ *     per thread at stride 128 (coalesced), each operand's offset from the linear index by
+ *     div/mod over the collapsed dims, innermost first. When the element count and every
+ *     operand's extent fit in int32 the divisions are 32-bit multiply-high "magic number"
+ *     divisions (PyTorch's IntDivider); otherwise plain 64-bit div/mod. Strides may be negative
+ *     (flip).
+ * Scalars are kernel arguments, rounded to float once (PyTorch passes a CPU scalar into the
+ * functor as opmath_t). All math in float, PyTorch's opmath for float, with its formulas:
+ *   relu        isnan(x) ? x : max(x, 0)                      (relu is clamp_min(x, 0))
+ *   leaky_relu  x > 0 ? x : x * slope                         (ActivationLeakyReluKernel.cu)
+ *   sigmoid     1 / (1 + exp(-x))                              (UnarySignKernels / UnaryOpsKernel)
+ *   tanh        tanhf
+ *   gelu        x * 0.5 * (1 + erf(x * M_SQRT1_2))             (ActivationGeluKernel.cu)
+ *   gelu_tanh   0.5 * x * (1 + tanh(kBeta * (x + 0.044715 * x^3)))
+ *   elu / selu  x > 0 ? x * scale : expm1(x * input_scale) * (alpha * scale), the coefficients
+ *               multiplied in float on the host (ActivationEluKernel.cu); selu is
+ *               elu(alpha = 1.6732632423543772, scale = 1.0507009873554805) as at::selu calls it
+ *   hardsigmoid min(max(x + 3, 0), 6) * (1/6)                  (ActivationHardsigmoidKernel.cu)
+ *   hardtanh    clamp(x, min, max)                             (at::hardtanh_out calls clamp)
+ *   clamp       isnan(x) ? x : min(max(x, lo), hi)
+ *   softplus    x * beta > threshold ? x : log1p(exp(x * beta)) / beta
+ *   div         a / b; a / scalar is a * (1 / s) (div_true_kernel_cuda's CPU-scalar case)
+ *   pow scalar  PowKernel.cu's special cases (2, 3, -2, 0.5 sqrt, -0.5 rsqrt, -1 reciprocal;
+ *               0 -> fill 1 and 1 -> copy as Pow.cpp), else powf
+ *   maximum/minimum propagate NaN; where cond ? a : b; gts a > s (bool)
+ * Copies: same-dtype contiguous -> cudaMemcpyAsync (copy_device_to_device's memcpy case), else
+ * the engine with a cast functor (direct_copy_kernel_cuda); fill/zeros: a nullary functor on
+ * the vectorized path (fill_kernel_cuda). triu/tril: triu_tril_kernel's geometry (512 threads,
+ * 8 bytes per thread). flip: the offset path over a negatively strided input (flip_kernel).
+ * cat2: CatArrayBatchedCopy's contiguous form (grid (blocks, tensors), 128 threads, 16-byte
+ * vectors when aligned).
  *
- * Math is PyTorch's, in float (the opmath type of float):
- *   relu       NaN stays NaN, else max(x, 0)            (relu is clamp_min(x, 0) in ATen)
- *   gelu       x * 0.5 * (1 + erf(x * M_SQRT1_2))       (GeluCUDAKernelImpl, approximate='none')
- *   gelu_tanh  0.5 * x * (1 + tanh(kBeta * (x + 0.044715 * x^3))), kBeta = sqrt(2/pi)
- *   sigmoid    1 / (1 + exp(-x))
- *   tanh       tanhf(x)
- *
- * Napkin math (L1/19 ReLU, L1/26 GELU: x (4096, 393216) fp32, 6 GiB): 6.44 GB read + 6.44 GB
- * written = 12.9 GB; at ~4.2 TB/s of read+write bandwidth that is ~3.1 ms, what eager PyTorch
- * takes on the H200 (ReLU 3.06 ms, GELU 3.17 ms median). erff/tanhf/expf cost ~20-40 FP32
- * instructions per element, while the H200 can issue ~100 FP32 operations in the time it moves
- * one element's 8 bytes (67 TFLOP/s vs 4.8 TB/s), so every op here is bound by memory, not math.
- * Measured on the H200 with this file: ReLU 3.00 ms, GELU 3.09 ms.
+ * Napkin math (L1/19 ReLU etc.: x (4096, 393216) fp32, 6 GiB): 6.44 GB read + 6.44 GB written =
+ * 12.9 GB; at ~4.2 TB/s of read+write bandwidth that is ~3.1 ms, what eager PyTorch takes on the
+ * H200 (ReLU 3.06 ms, GELU 3.17 ms median). erff/tanhf/expf cost ~20-40 FP32 instructions per
+ * element, while the H200 issues ~100 FP32 operations in the time it moves one element's 8
+ * bytes, so every op here is bound by memory, not math.
  */
+#include <math.h>
 #include <stdint.h>
+#include <string.h>
 
-#include "kb/ops.h"
+#include "kb/ref.h"
 
 namespace {
 
-constexpr int kThreads = 128;    /* PyTorch num_threads() on CUDA */
-constexpr int kThreadWork = 4;   /* elements per thread per step (one float4) */
+constexpr int kThreads = 128;  /* PyTorch num_threads() on CUDA */
+constexpr int kThreadWork = 4; /* elements per thread per step */
 constexpr int kBlockWork = kThreads * kThreadWork;
+constexpr int kMaxIn = 3;
 
-template <int OP>
-__device__ __forceinline__ float unary_op(float x)
-{
-    if (OP == KB_UNARY_RELU) {
-        return isnan(x) ? x : fmaxf(x, 0.0f);
-    } else if (OP == KB_UNARY_GELU) {
+/* ---- functors ----------------------------------------------------------------------------- */
+
+/* Every functor names its arity N, its result type and its operand types (unused ones float). */
+struct Unary {
+    static constexpr int N = 1;
+    typedef float out_t;
+    typedef float in0_t;
+    typedef float in1_t;
+    typedef float in2_t;
+};
+struct Binary {
+    static constexpr int N = 2;
+    typedef float out_t;
+    typedef float in0_t;
+    typedef float in1_t;
+    typedef float in2_t;
+};
+
+struct OpRelu : Unary {
+    __device__ float operator()(float x) const { return isnan(x) ? x : fmaxf(x, 0.0f); }
+};
+struct OpLeakyRelu : Unary {
+    float slope;
+    __device__ float operator()(float x) const { return x > 0.0f ? x : x * slope; }
+};
+struct OpSigmoid : Unary {
+    __device__ float operator()(float x) const { return 1.0f / (1.0f + expf(-x)); }
+};
+struct OpTanh : Unary {
+    __device__ float operator()(float x) const { return tanhf(x); }
+};
+struct OpGelu : Unary {
+    __device__ float operator()(float x) const
+    {
         const float kAlpha = 0.70710678118654752440f; /* M_SQRT1_2 */
         return x * 0.5f * (1.0f + erff(x * kAlpha));
-    } else if (OP == KB_UNARY_GELU_TANH) {
+    }
+};
+struct OpGeluTanh : Unary {
+    __device__ float operator()(float x) const
+    {
         /* M_SQRT2 * M_2_SQRTPI * 0.5 evaluated in double, then rounded to float, as PyTorch's
          * constexpr does. */
         const float kBeta = (float)(1.41421356237309504880 * 1.12837916709551257390 * 0.5);
@@ -49,62 +117,350 @@ __device__ __forceinline__ float unary_op(float x)
         const float x_cube = x * x * x;
         const float inner = kBeta * (x + kKappa * x_cube);
         return 0.5f * x * (1.0f + tanhf(inner));
-    } else if (OP == KB_UNARY_SIGMOID) {
-        return 1.0f / (1.0f + expf(-x));
+    }
+};
+struct OpElu : Unary {
+    float negcoef, poscoef, negiptcoef;
+    __device__ float operator()(float x) const { return x > 0.0f ? x * poscoef : expm1f(x * negiptcoef) * negcoef; }
+};
+struct OpHardsigmoid : Unary {
+    __device__ float operator()(float x) const
+    {
+        const float one_sixth = 1.0f / 6.0f;
+        return fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) * one_sixth;
+    }
+};
+struct OpClamp : Unary { /* lo / hi NaN: that bound is absent */
+    float lo, hi;
+    int has_lo, has_hi;
+    __device__ float operator()(float x) const
+    {
+        if (isnan(x))
+            return x;
+        if (has_lo)
+            x = fmaxf(x, lo);
+        if (has_hi)
+            x = fminf(x, hi);
+        return x;
+    }
+};
+struct OpSoftplus : Unary {
+    float beta, threshold;
+    __device__ float operator()(float x) const { return (x * beta) > threshold ? x : log1pf(expf(x * beta)) / beta; }
+};
+struct OpAbs : Unary {
+    __device__ float operator()(float x) const { return fabsf(x); }
+};
+struct OpNeg : Unary {
+    __device__ float operator()(float x) const { return -x; }
+};
+struct OpExp : Unary {
+    __device__ float operator()(float x) const { return expf(x); }
+};
+struct OpLog : Unary {
+    __device__ float operator()(float x) const { return logf(x); }
+};
+struct OpSqrt : Unary {
+    __device__ float operator()(float x) const { return sqrtf(x); }
+};
+struct OpRsqrt : Unary {
+    __device__ float operator()(float x) const { return rsqrtf(x); }
+};
+struct OpReciprocal : Unary {
+    __device__ float operator()(float x) const { return 1.0f / x; }
+};
+/* tensor (op) scalar */
+struct OpAddS : Unary {
+    float s;
+    __device__ float operator()(float x) const { return x + s; }
+};
+struct OpSubS : Unary {
+    float s;
+    __device__ float operator()(float x) const { return x - s; }
+};
+struct OpRsubS : Unary {
+    float s;
+    __device__ float operator()(float x) const { return s - x; }
+};
+struct OpMulS : Unary {
+    float s;
+    __device__ float operator()(float x) const { return x * s; }
+};
+struct OpRdivS : Unary {
+    float s;
+    __device__ float operator()(float x) const { return s / x; }
+};
+struct OpSquare : Unary {
+    __device__ float operator()(float x) const { return x * x; }
+};
+struct OpCube : Unary {
+    __device__ float operator()(float x) const { return x * x * x; }
+};
+struct OpInvSquare : Unary {
+    __device__ float operator()(float x) const { return 1.0f / (x * x); }
+};
+struct OpPowS : Unary {
+    float e;
+    __device__ float operator()(float x) const { return powf(x, e); }
+};
+struct OpGtS : Unary {
+    typedef uint8_t out_t;
+    float s;
+    __device__ uint8_t operator()(float x) const { return x > s ? 1 : 0; }
+};
+/* tensor (op) tensor */
+struct OpAdd : Binary {
+    __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct OpSub : Binary {
+    __device__ float operator()(float a, float b) const { return a - b; }
+};
+struct OpMul : Binary {
+    __device__ float operator()(float a, float b) const { return a * b; }
+};
+struct OpDiv : Binary {
+    __device__ float operator()(float a, float b) const { return a / b; }
+};
+struct OpPow : Binary {
+    __device__ float operator()(float a, float b) const { return powf(a, b); }
+};
+struct OpMaximum : Binary {
+    __device__ float operator()(float a, float b) const { return isnan(a) ? a : isnan(b) ? b : fmaxf(a, b); }
+};
+struct OpMinimum : Binary {
+    __device__ float operator()(float a, float b) const { return isnan(a) ? a : isnan(b) ? b : fminf(a, b); }
+};
+struct OpWhere {
+    static constexpr int N = 3;
+    typedef float out_t;
+    typedef uint8_t in0_t;
+    typedef float in1_t;
+    typedef float in2_t;
+    __device__ float operator()(uint8_t c, float a, float b) const { return c ? a : b; }
+};
+/* casts (x.to(dtype)): bool is one byte 0/1; to bool is x != 0 */
+template <typename From, typename To> struct OpCast {
+    static constexpr int N = 1;
+    typedef To out_t;
+    typedef From in0_t;
+    typedef float in1_t;
+    typedef float in2_t;
+    __device__ To operator()(From x) const { return (To)x; }
+};
+template <typename From> struct OpCast<From, bool> {
+    static constexpr int N = 1;
+    typedef uint8_t out_t;
+    typedef From in0_t;
+    typedef float in1_t;
+    typedef float in2_t;
+    __device__ uint8_t operator()(From x) const { return x != (From)0 ? 1 : 0; }
+};
+template <typename To> struct OpCastFromBool {
+    static constexpr int N = 1;
+    typedef To out_t;
+    typedef uint8_t in0_t;
+    typedef float in1_t;
+    typedef float in2_t;
+    __device__ To operator()(uint8_t x) const { return x ? (To)1 : (To)0; }
+};
+template <typename T> struct OpFill {
+    static constexpr int N = 0;
+    typedef T out_t;
+    typedef float in0_t;
+    typedef float in1_t;
+    typedef float in2_t;
+    T v;
+    __device__ T operator()() const { return v; }
+};
+
+template <typename Op>
+__device__ __forceinline__ typename Op::out_t invoke(const Op &op, typename Op::in0_t a, typename Op::in1_t b,
+                                                     typename Op::in2_t c)
+{
+    if constexpr (Op::N == 0) {
+        return op();
+    } else if constexpr (Op::N == 1) {
+        return op(a);
+    } else if constexpr (Op::N == 2) {
+        return op(a, b);
     } else {
-        return tanhf(x);
+        return op(a, b, c);
     }
 }
 
-/* x and y 16-byte aligned: nvec float4 vectors, then the n % 4 tail elements at 4 * nvec done
- * by the first threads of block 0. x may equal y (in place), so no __restrict__. */
-template <int OP>
-__global__ void __launch_bounds__(kThreads)
-unary_vec4_kernel(const float *x, float *y, int64_t nvec, int tail)
+/* ---- vectorized path ---------------------------------------------------------------------- */
+
+template <typename T, int V> struct alignas(sizeof(T) * V) Vec {
+    T v[V];
+};
+
+struct VecArgs {
+    char *out;
+    const char *in[kMaxIn];
+    int scalar[kMaxIn]; /* the operand is one element broadcast everywhere */
+};
+
+template <typename T>
+__device__ __forceinline__ void load_vec(const char *p, int scalar, int64_t v, T (&dst)[kThreadWork])
 {
-    const float4 *xv = reinterpret_cast<const float4 *>(x);
-    float4 *yv = reinterpret_cast<float4 *>(y);
+    if (scalar) {
+        const T s = *reinterpret_cast<const T *>(p);
+#pragma unroll
+        for (int j = 0; j < kThreadWork; j++)
+            dst[j] = s;
+    } else {
+        const Vec<T, kThreadWork> x = reinterpret_cast<const Vec<T, kThreadWork> *>(p)[v];
+#pragma unroll
+        for (int j = 0; j < kThreadWork; j++)
+            dst[j] = x.v[j];
+    }
+}
+
+template <typename T> __device__ __forceinline__ T load_one(const char *p, int scalar, int64_t i)
+{
+    return reinterpret_cast<const T *>(p)[scalar ? 0 : i];
+}
+
+/* No __restrict__: the result may alias an operand (in place). */
+template <typename Op>
+__global__ void __launch_bounds__(kThreads) vec_kernel(Op op, VecArgs a, int64_t nvec, int tail)
+{
+    typedef typename Op::out_t O;
+    typedef typename Op::in0_t I0;
+    typedef typename Op::in1_t I1;
+    typedef typename Op::in2_t I2;
     const int64_t step = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nvec; i += step) {
-        float4 v = xv[i];
-        v.x = unary_op<OP>(v.x);
-        v.y = unary_op<OP>(v.y);
-        v.z = unary_op<OP>(v.z);
-        v.w = unary_op<OP>(v.w);
-        yv[i] = v;
+    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < nvec; v += step) {
+        I0 x0[kThreadWork] = {};
+        I1 x1[kThreadWork] = {};
+        I2 x2[kThreadWork] = {};
+        if constexpr (Op::N >= 1)
+            load_vec<I0>(a.in[0], a.scalar[0], v, x0);
+        if constexpr (Op::N >= 2)
+            load_vec<I1>(a.in[1], a.scalar[1], v, x1);
+        if constexpr (Op::N >= 3)
+            load_vec<I2>(a.in[2], a.scalar[2], v, x2);
+        Vec<O, kThreadWork> y;
+#pragma unroll
+        for (int j = 0; j < kThreadWork; j++)
+            y.v[j] = invoke(op, x0[j], x1[j], x2[j]);
+        reinterpret_cast<Vec<O, kThreadWork> *>(a.out)[v] = y;
     }
     if (blockIdx.x == 0 && (int)threadIdx.x < tail) {
-        const int64_t i = nvec * 4 + threadIdx.x;
-        y[i] = unary_op<OP>(x[i]);
+        const int64_t i = nvec * kThreadWork + threadIdx.x;
+        I0 x0 = {};
+        I1 x1 = {};
+        I2 x2 = {};
+        if constexpr (Op::N >= 1)
+            x0 = load_one<I0>(a.in[0], a.scalar[0], i);
+        if constexpr (Op::N >= 2)
+            x1 = load_one<I1>(a.in[1], a.scalar[1], i);
+        if constexpr (Op::N >= 3)
+            x2 = load_one<I2>(a.in[2], a.scalar[2], i);
+        reinterpret_cast<O *>(a.out)[i] = invoke(op, x0, x1, x2);
     }
 }
 
-/* Unaligned pointers: PyTorch's unrolled policy, 4 elements per thread at stride kThreads so
- * a warp's accesses stay coalesced. */
-template <int OP>
-__global__ void __launch_bounds__(kThreads)
-unary_scalar_kernel(const float *x, float *y, int64_t n)
+/* ---- offset path -------------------------------------------------------------------------- */
+
+/* n / d for n < 2^31 by multiply-high: q = (umulhi(n, m) + n) >> s (IntDivider's method). */
+struct Div32 {
+    uint32_t d, m, s;
+};
+
+static Div32 make_div32(uint32_t d)
 {
-    const int64_t step = (int64_t)gridDim.x * kBlockWork;
-    for (int64_t base = (int64_t)blockIdx.x * kBlockWork; base < n; base += step) {
-        float v[kThreadWork];
+    Div32 r;
+    r.d = d;
+    uint32_t s = 0;
+    while (s < 32 && (1ull << s) < d)
+        s++;
+    r.s = s;
+    r.m = (uint32_t)(((1ull << 32) * ((1ull << s) - d)) / d + 1);
+    return r;
+}
+
+template <typename index_t> struct OffArgs {
+    char *base[kMaxIn + 1]; /* [0] the result, then the operands */
+    int ndim;
+    int64_t size[KB_MAX_DIMS];            /* innermost first */
+    Div32 div[KB_MAX_DIMS];               /* 32-bit path */
+    index_t stride[kMaxIn + 1][KB_MAX_DIMS]; /* bytes, innermost first */
+};
+
+template <int NOPS, typename index_t>
+__device__ __forceinline__ void offsets_of(const OffArgs<index_t> &a, int64_t idx, index_t (&off)[kMaxIn + 1])
+{
 #pragma unroll
-        for (int j = 0; j < kThreadWork; j++) {
-            const int64_t i = base + threadIdx.x + (int64_t)j * kThreads;
-            if (i < n)
-                v[j] = x[i];
+    for (int k = 0; k < kMaxIn + 1; k++)
+        off[k] = 0;
+    if constexpr (sizeof(index_t) == 4) {
+        uint32_t lin = (uint32_t)idx;
+        for (int d = 0; d < a.ndim; d++) {
+            const Div32 dv = a.div[d];
+            const uint32_t q = (__umulhi(lin, dv.m) + lin) >> dv.s;
+            const int32_t rem = (int32_t)(lin - q * dv.d);
+#pragma unroll
+            for (int k = 0; k < NOPS; k++)
+                off[k] += rem * a.stride[k][d];
+            lin = q;
         }
+    } else {
+        int64_t lin = idx;
+        for (int d = 0; d < a.ndim; d++) {
+            const int64_t q = lin / a.size[d];
+            const int64_t rem = lin - q * a.size[d];
 #pragma unroll
-        for (int j = 0; j < kThreadWork; j++) {
-            const int64_t i = base + threadIdx.x + (int64_t)j * kThreads;
-            if (i < n)
-                y[i] = unary_op<OP>(v[j]);
+            for (int k = 0; k < NOPS; k++)
+                off[k] += rem * a.stride[k][d];
+            lin = q;
         }
     }
 }
 
-/* Grid size for `work` items of `per_block` each: one block per chunk, as PyTorch launches,
- * capped at the gridDim.x limit (the grid-stride loops cover the rest). */
+template <typename T, typename index_t> __device__ __forceinline__ T load_at(char *base, index_t off)
+{
+    return *reinterpret_cast<const T *>(base + off);
+}
+
+template <typename Op, typename index_t>
+__global__ void __launch_bounds__(kThreads) offset_kernel(Op op, OffArgs<index_t> a, int64_t n)
+{
+    typedef typename Op::out_t O;
+    typedef typename Op::in0_t I0;
+    typedef typename Op::in1_t I1;
+    typedef typename Op::in2_t I2;
+    constexpr int NOPS = Op::N + 1;
+    const int64_t step = (int64_t)gridDim.x * kBlockWork;
+    for (int64_t blk = (int64_t)blockIdx.x * kBlockWork; blk < n; blk += step) {
+        I0 x0[kThreadWork] = {};
+        I1 x1[kThreadWork] = {};
+        I2 x2[kThreadWork] = {};
+        index_t out_off[kThreadWork] = {};
+#pragma unroll
+        for (int j = 0; j < kThreadWork; j++) {
+            const int64_t i = blk + threadIdx.x + (int64_t)j * kThreads;
+            if (i < n) {
+                index_t off[kMaxIn + 1];
+                offsets_of<NOPS>(a, i, off);
+                out_off[j] = off[0];
+                if constexpr (Op::N >= 1)
+                    x0[j] = load_at<I0>(a.base[1], off[1]);
+                if constexpr (Op::N >= 2)
+                    x1[j] = load_at<I1>(a.base[2], off[2]);
+                if constexpr (Op::N >= 3)
+                    x2[j] = load_at<I2>(a.base[3], off[3]);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < kThreadWork; j++) {
+            const int64_t i = blk + threadIdx.x + (int64_t)j * kThreads;
+            if (i < n)
+                *reinterpret_cast<O *>(a.base[0] + out_off[j]) = invoke(op, x0[j], x1[j], x2[j]);
+        }
+    }
+}
+
 static unsigned int grid_for(int64_t work, int64_t per_block)
 {
     int64_t blocks = (work + per_block - 1) / per_block;
@@ -115,23 +471,479 @@ static unsigned int grid_for(int64_t work, int64_t per_block)
     return (unsigned int)blocks;
 }
 
-template <int OP>
-static int launch_unary(kb_ctx *ctx, const float *x, float *y, int64_t n)
+/* One elementwise launch. Shapes: `shape` (ndim) is the iteration shape; out_stride / in_stride
+ * are element strides aligned to it (0 where an operand broadcasts); out_stride NULL means the
+ * result is contiguous. */
+template <typename Op>
+static int launch(kb_ctx *ctx, const Op &op, void *out, const int64_t *out_stride, int ndim, const int64_t *shape,
+                  const void *const *in, const int64_t (*in_stride)[KB_MAX_DIMS])
 {
+    typedef typename Op::out_t O;
+    constexpr int NIN = Op::N;
+    const size_t esize[kMaxIn + 1] = {sizeof(O), sizeof(typename Op::in0_t), sizeof(typename Op::in1_t),
+                                      sizeof(typename Op::in2_t)};
+    int64_t n = 1;
+    for (int d = 0; d < ndim; d++)
+        n *= shape[d];
+    if (n == 0)
+        return 0;
+    if (!out)
+        return kb_ctx_fail(ctx, "elementwise: NULL result pointer");
+    for (int k = 0; k < NIN; k++)
+        if (!in[k])
+            return kb_ctx_fail(ctx, "elementwise: NULL operand pointer");
     cudaStream_t stream = kb_ctx_stream(ctx);
-    const int aligned = (((uintptr_t)x | (uintptr_t)y) % 16) == 0;
-    if (aligned) {
-        const int64_t nvec = n / 4;
-        const int tail = (int)(n - nvec * 4);
-        unary_vec4_kernel<OP><<<grid_for(nvec, kThreads), kThreads, 0, stream>>>(x, y, nvec, tail);
+
+    /* strides of every operand ([0] the result) over the iteration shape */
+    int64_t st[kMaxIn + 1][KB_MAX_DIMS];
+    {
+        int64_t s = 1;
+        for (int d = ndim - 1; d >= 0; d--) {
+            st[0][d] = out_stride ? out_stride[d] : s;
+            s *= shape[d];
+        }
+    }
+    for (int k = 0; k < NIN; k++)
+        for (int d = 0; d < ndim; d++)
+            st[k + 1][d] = in_stride[k][d];
+
+    /* the vectorized path: every operand contiguous (or a single broadcast element), aligned */
+    int contiguous[kMaxIn + 1], scalar[kMaxIn + 1];
+    int vec_ok = 1;
+    for (int k = 0; k <= NIN; k++) {
+        int64_t s = 1;
+        contiguous[k] = 1;
+        scalar[k] = 1;
+        for (int d = ndim - 1; d >= 0; d--) {
+            if (shape[d] != 1) {
+                if (st[k][d] != s)
+                    contiguous[k] = 0;
+                if (st[k][d] != 0)
+                    scalar[k] = 0;
+            }
+            s *= shape[d];
+        }
+        if (k == 0)
+            scalar[0] = 0; /* the result is written in full */
+        const void *p = k == 0 ? (const void *)out : in[k - 1];
+        if (!contiguous[k] && !scalar[k])
+            vec_ok = 0;
+        if (!scalar[k] && ((uintptr_t)p % (esize[k] * kThreadWork)) != 0)
+            vec_ok = 0;
+    }
+    if (vec_ok) {
+        VecArgs a;
+        memset(&a, 0, sizeof a);
+        a.out = (char *)out;
+        for (int k = 0; k < NIN; k++) {
+            a.in[k] = (const char *)in[k];
+            a.scalar[k] = scalar[k + 1] && !contiguous[k + 1];
+        }
+        const int64_t nvec = n / kThreadWork;
+        const int tail = (int)(n - nvec * kThreadWork);
+        vec_kernel<Op><<<grid_for(nvec, kThreads), kThreads, 0, stream>>>(op, a, nvec, tail);
+        KB_OP_LAUNCHED(ctx);
+        return 0;
+    }
+
+    /* the offset path: coalesce dimensions (size-1 dims dropped; d merged into its inner
+     * neighbour when every operand has stride[d] == stride[d+1] * size[d+1]) */
+    int64_t csize[KB_MAX_DIMS];
+    int64_t cst[kMaxIn + 1][KB_MAX_DIMS];
+    int cn = 0;
+    for (int d = 0; d < ndim; d++) {
+        if (shape[d] == 1)
+            continue;
+        if (cn > 0) {
+            int merge = 1;
+            for (int k = 0; k <= NIN && merge; k++)
+                merge = cst[k][cn - 1] == st[k][d] * shape[d];
+            if (merge) {
+                csize[cn - 1] *= shape[d];
+                for (int k = 0; k <= NIN; k++)
+                    cst[k][cn - 1] = st[k][d];
+                continue;
+            }
+        }
+        csize[cn] = shape[d];
+        for (int k = 0; k <= NIN; k++)
+            cst[k][cn] = st[k][d];
+        cn++;
+    }
+    /* 32-bit indexing when the count and every operand's byte extent fit */
+    int fits32 = n <= INT32_MAX;
+    for (int k = 0; k <= NIN && fits32; k++) {
+        int64_t ext = 0;
+        for (int d = 0; d < cn; d++)
+            ext += (csize[d] - 1) * (cst[k][d] < 0 ? -cst[k][d] : cst[k][d]) * (int64_t)esize[k];
+        fits32 = ext <= INT32_MAX;
+    }
+    const unsigned int grid = grid_for(n, kBlockWork);
+    if (fits32) {
+        OffArgs<int32_t> a;
+        memset(&a, 0, sizeof a);
+        a.base[0] = (char *)out;
+        for (int k = 0; k < NIN; k++)
+            a.base[k + 1] = (char *)in[k];
+        a.ndim = cn;
+        for (int d = 0; d < cn; d++) { /* innermost first */
+            const int s = cn - 1 - d;
+            a.size[d] = csize[s];
+            a.div[d] = make_div32((uint32_t)csize[s]);
+            for (int k = 0; k <= NIN; k++)
+                a.stride[k][d] = (int32_t)(cst[k][s] * (int64_t)esize[k]);
+        }
+        offset_kernel<Op, int32_t><<<grid, kThreads, 0, stream>>>(op, a, n);
     } else {
-        unary_scalar_kernel<OP><<<grid_for(n, kBlockWork), kThreads, 0, stream>>>(x, y, n);
+        OffArgs<int64_t> a;
+        memset(&a, 0, sizeof a);
+        a.base[0] = (char *)out;
+        for (int k = 0; k < NIN; k++)
+            a.base[k + 1] = (char *)in[k];
+        a.ndim = cn;
+        for (int d = 0; d < cn; d++) {
+            const int s = cn - 1 - d;
+            a.size[d] = csize[s];
+            for (int k = 0; k <= NIN; k++)
+                a.stride[k][d] = cst[k][s] * (int64_t)esize[k];
+        }
+        offset_kernel<Op, int64_t><<<grid, kThreads, 0, stream>>>(op, a, n);
     }
     KB_OP_LAUNCHED(ctx);
     return 0;
 }
 
+/* A contiguous n-element launch (the raw kb_op_unary). */
+template <typename Op> static int launch_flat(kb_ctx *ctx, const Op &op, void *out, const void *x, int64_t n)
+{
+    const int64_t shape[1] = {n};
+    const int64_t stride[1][KB_MAX_DIMS] = {{1}};
+    const void *in[1] = {x};
+    return launch(ctx, op, out, NULL, 1, shape, in, stride);
+}
+
+/* ---- triu / tril (triu_tril_kernel: 512 threads, 8 bytes of a row per thread) -------------- */
+
+constexpr int kTriThreads = 512;
+constexpr int kTriWork = 2; /* sizeof(float) < 8 ? 8 / sizeof(float) : 1 */
+
+template <bool upper, bool inplace>
+__global__ void __launch_bounds__(kTriThreads)
+triu_tril_kernel(float *y, const float *x, int64_t rows, int64_t cols, int64_t k, int64_t cols_padded, int64_t n_padded)
+{
+    int64_t lin = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * kTriWork;
+    if (lin >= n_padded)
+        return;
+    const int64_t col = lin % cols_padded;
+    lin /= cols_padded;
+    const int64_t row = lin % rows;
+    const int64_t mat = lin / rows;
+    if (inplace) {
+        const bool all_kept = upper ? (col - row >= k) : (col + kTriWork - row <= k);
+        if (all_kept)
+            return;
+    }
+    const int64_t base = (mat * rows + row) * cols;
+#pragma unroll
+    for (int i = 0; i < kTriWork; i++) {
+        const int64_t c = col + i;
+        if (c < cols) {
+            const bool keep = upper ? (c - row >= k) : (c - row <= k);
+            y[base + c] = keep ? x[base + c] : 0.0f;
+        }
+    }
+}
+
+/* ---- cat of two contiguous tensors (CatArrayBatchedCopy, contiguous form) ------------------ */
+
+constexpr int kCatThreads = 128;
+
+struct CatArgs {
+    const char *src[2];
+    int64_t seg[2];    /* elements of one outer slice of each input: len_k * inner */
+    int64_t off[2];    /* its element offset in an outer slice of the result */
+    int64_t nelem[2];  /* outer * seg */
+    int64_t out_seg;   /* (len_a + len_b) * inner */
+};
+
+/* blockIdx.y picks the input; V elements per thread per step (V = 4: 16-byte vectors). */
+template <typename T, int V>
+__global__ void __launch_bounds__(kCatThreads) cat_kernel(char *out, CatArgs a)
+{
+    const int t = blockIdx.y;
+    const T *src = reinterpret_cast<const T *>(a.src[t]);
+    T *dst = reinterpret_cast<T *>(out);
+    const int64_t seg = a.seg[t], off = a.off[t], n = a.nelem[t] / V;
+    const int64_t step = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += step) {
+        const int64_t i = v * V;
+        const int64_t o = i / seg, r = i - o * seg;
+        const int64_t j = o * a.out_seg + off + r;
+        if (V == 1) {
+            dst[j] = src[i];
+        } else {
+            *reinterpret_cast<Vec<T, V> *>(dst + j) = *reinterpret_cast<const Vec<T, V> *>(src + i);
+        }
+    }
+}
+
+/* ---- tensor-level helpers ----------------------------------------------------------------- */
+
+/* Broadcast shape of the operands (PyTorch's rules); 0 and a failed scope if incompatible. */
+static int broadcast_shape(kb_ref *r, const char *name, int n, const kb_tensor *t, int *ndim, int64_t *shape)
+{
+    int nd = 0;
+    for (int k = 0; k < n; k++)
+        if (t[k].ndim > nd)
+            nd = t[k].ndim;
+    for (int i = 0; i < nd; i++) {
+        int64_t s = 1;
+        for (int k = 0; k < n; k++) {
+            const int j = t[k].ndim - nd + i;
+            const int64_t have = j >= 0 ? t[k].shape[j] : 1;
+            if (have == 1)
+                continue;
+            if (s != 1 && s != have) {
+                kb_ref_fail(r, "%s: operand %d has size %lld at dimension %d, which does not broadcast against %lld",
+                            name, k, (long long)have, i, (long long)s);
+                return 0;
+            }
+            s = have;
+        }
+        shape[i] = s;
+    }
+    *ndim = nd;
+    return 1;
+}
+
+/* Element strides of t aligned to the iteration shape (0 where t broadcasts). */
+static void aligned_strides(kb_tensor t, int ndim, const int64_t *shape, int64_t *st)
+{
+    for (int i = ndim - 1, j = t.ndim - 1; i >= 0; i--, j--) {
+        if (j < 0 || (t.shape[j] == 1 && shape[i] != 1))
+            st[i] = 0;
+        else
+            st[i] = t.stride[j];
+    }
+}
+
+static int check_operand(kb_ref *r, const char *name, int k, kb_tensor t, kb_dtype want)
+{
+    if (!t.data && kb_numel(t) > 0)
+        return kb_ref_fail(r, "%s: operand %d has no data", name, k);
+    if (t.dtype != want)
+        return kb_ref_fail(r, "%s: operand %d has dtype %d, expected %d", name, k, (int)t.dtype, (int)want);
+    return 1;
+}
+
+template <typename T> struct DtypeOf;
+template <> struct DtypeOf<float> { static constexpr kb_dtype v = KB_F32; };
+template <> struct DtypeOf<uint8_t> { static constexpr kb_dtype v = KB_BOOL; };
+
+/* The whole tensor-level op: validate, broadcast, get the result, launch, fold the code. */
+template <typename Op> static kb_tensor ew(kb_ref *r, kb_tensor out, const char *name, const Op &op, const kb_tensor *ins)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    constexpr int NIN = Op::N;
+    const kb_dtype want[kMaxIn] = {DtypeOf<typename Op::in0_t>::v, DtypeOf<typename Op::in1_t>::v,
+                                   DtypeOf<typename Op::in2_t>::v};
+    for (int k = 0; k < NIN; k++)
+        if (!check_operand(r, name, k, ins[k], want[k]))
+            return kb_ref_none();
+    int ndim = 0;
+    int64_t shape[KB_MAX_DIMS];
+    if (NIN == 0) {
+        ndim = out.ndim;
+        for (int d = 0; d < ndim; d++)
+            shape[d] = out.shape[d];
+    } else if (!broadcast_shape(r, name, NIN, ins, &ndim, shape)) {
+        return kb_ref_none();
+    }
+    kb_tensor res = kb_result(r, out, DtypeOf<typename Op::out_t>::v, ndim, shape, name);
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    const void *in[kMaxIn] = {NULL, NULL, NULL};
+    int64_t st[kMaxIn][KB_MAX_DIMS];
+    for (int k = 0; k < NIN; k++) {
+        in[k] = ins[k].data;
+        aligned_strides(ins[k], ndim, shape, st[k]);
+    }
+    kb_ref_check(r, launch(kb_ref_ctx(r), op, res.data, NULL, ndim, shape, in, st));
+    return kb_ref_ok(r) ? res : kb_ref_none();
+}
+
+template <typename Op> static kb_tensor ew1(kb_ref *r, kb_tensor out, const char *name, const Op &op, kb_tensor x)
+{
+    const kb_tensor ins[1] = {x};
+    return ew(r, out, name, op, ins);
+}
+
+template <typename Op>
+static kb_tensor ew2(kb_ref *r, kb_tensor out, const char *name, const Op &op, kb_tensor a, kb_tensor b)
+{
+    const kb_tensor ins[2] = {a, b};
+    return ew(r, out, name, op, ins);
+}
+
+/* A float scalar as PyTorch rounds a Python number into the float op. */
+static float f32(double s) { return (float)s; }
+
+/* Copies x into res (same shape, any supported dtypes): memcpy when both are contiguous and of
+ * one dtype, else the engine with a cast. */
+template <typename From>
+static int cast_from(kb_ctx *ctx, kb_tensor res, const void *x, int ndim, const int64_t *shape,
+                     const int64_t (*st)[KB_MAX_DIMS])
+{
+    const void *in[1] = {x};
+    switch (res.dtype) {
+    case KB_F32: return launch(ctx, OpCast<From, float>(), res.data, NULL, ndim, shape, in, st);
+    case KB_I64: return launch(ctx, OpCast<From, int64_t>(), res.data, NULL, ndim, shape, in, st);
+    case KB_I32: return launch(ctx, OpCast<From, int32_t>(), res.data, NULL, ndim, shape, in, st);
+    case KB_F64: return launch(ctx, OpCast<From, double>(), res.data, NULL, ndim, shape, in, st);
+    case KB_BOOL: return launch(ctx, OpCast<From, bool>(), res.data, NULL, ndim, shape, in, st);
+    default: return kb_ctx_fail(ctx, "kb_copy: unsupported result dtype %d", (int)res.dtype);
+    }
+}
+
+template <typename To>
+static int cast_bool_to(kb_ctx *ctx, kb_tensor res, const void *x, int ndim, const int64_t *shape,
+                        const int64_t (*st)[KB_MAX_DIMS])
+{
+    const void *in[1] = {x};
+    return launch(ctx, OpCastFromBool<To>(), res.data, NULL, ndim, shape, in, st);
+}
+
+/* Same-dtype strided copy: opaque elements of the dtype's size (PyTorch's OpaqueType). */
+template <typename T> struct OpCopyBits {
+    static constexpr int N = 1;
+    typedef T out_t;
+    typedef T in0_t;
+    typedef float in1_t;
+    typedef float in2_t;
+    __device__ T operator()(T x) const { return x; }
+};
+
+static int copy_into(kb_ctx *ctx, kb_tensor res, kb_tensor x)
+{
+    const int ndim = res.ndim;
+    int64_t st[1][KB_MAX_DIMS];
+    aligned_strides(x, ndim, res.shape, st[0]);
+    const int64_t n = kb_numel(res);
+    if (n == 0)
+        return 0;
+    if (x.dtype == res.dtype) {
+        if (kb_is_contiguous(x) && kb_same_shape(x, res)) {
+            if (x.data != res.data)
+                KB_OP_CUDA(ctx, cudaMemcpyAsync(res.data, x.data, (size_t)n * kb_dtype_size(x.dtype),
+                                                cudaMemcpyDeviceToDevice, kb_ctx_stream(ctx)));
+            return 0;
+        }
+        const void *in[1] = {x.data};
+        switch (kb_dtype_size(x.dtype)) {
+        case 1: return launch(ctx, OpCopyBits<uint8_t>(), res.data, NULL, ndim, res.shape, in, st);
+        case 2: return launch(ctx, OpCopyBits<uint16_t>(), res.data, NULL, ndim, res.shape, in, st);
+        case 4: return launch(ctx, OpCopyBits<uint32_t>(), res.data, NULL, ndim, res.shape, in, st);
+        case 8: return launch(ctx, OpCopyBits<uint64_t>(), res.data, NULL, ndim, res.shape, in, st);
+        default: return kb_ctx_fail(ctx, "kb_copy: dtype %d", (int)x.dtype);
+        }
+    }
+    switch (x.dtype) {
+    case KB_F32: return cast_from<float>(ctx, res, x.data, ndim, res.shape, st);
+    case KB_I64: return cast_from<int64_t>(ctx, res, x.data, ndim, res.shape, st);
+    case KB_I32: return cast_from<int32_t>(ctx, res, x.data, ndim, res.shape, st);
+    case KB_F64: return cast_from<double>(ctx, res, x.data, ndim, res.shape, st);
+    case KB_BOOL:
+        switch (res.dtype) {
+        case KB_F32: return cast_bool_to<float>(ctx, res, x.data, ndim, res.shape, st);
+        case KB_I64: return cast_bool_to<int64_t>(ctx, res, x.data, ndim, res.shape, st);
+        case KB_I32: return cast_bool_to<int32_t>(ctx, res, x.data, ndim, res.shape, st);
+        case KB_F64: return cast_bool_to<double>(ctx, res, x.data, ndim, res.shape, st);
+        default: break;
+        }
+        break;
+    default: break;
+    }
+    return kb_ctx_fail(ctx, "kb_copy: no cast from dtype %d to %d", (int)x.dtype, (int)res.dtype);
+}
+
+static int fill_into(kb_ctx *ctx, kb_tensor res, double v)
+{
+    const int64_t *shape = res.shape;
+    const int ndim = res.ndim;
+    switch (res.dtype) {
+    case KB_F32: { OpFill<float> op; op.v = (float)v; return launch(ctx, op, res.data, NULL, ndim, shape, NULL, NULL); }
+    case KB_I64: { OpFill<int64_t> op; op.v = (int64_t)v; return launch(ctx, op, res.data, NULL, ndim, shape, NULL, NULL); }
+    case KB_I32: { OpFill<int32_t> op; op.v = (int32_t)v; return launch(ctx, op, res.data, NULL, ndim, shape, NULL, NULL); }
+    case KB_F64: { OpFill<double> op; op.v = v; return launch(ctx, op, res.data, NULL, ndim, shape, NULL, NULL); }
+    case KB_BOOL: { OpFill<uint8_t> op; op.v = v != 0.0; return launch(ctx, op, res.data, NULL, ndim, shape, NULL, NULL); }
+    default: return kb_ctx_fail(ctx, "kb_fill: unsupported dtype %d", (int)res.dtype);
+    }
+}
+
+static kb_tensor triangle(kb_ref *r, kb_tensor out, kb_tensor x, int64_t k, bool upper, const char *name)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!check_operand(r, name, 0, x, KB_F32))
+        return kb_ref_none();
+    if (x.ndim < 2) {
+        kb_ref_fail(r, "%s: expected at least 2 dimensions, got %d", name, x.ndim);
+        return kb_ref_none();
+    }
+    if (!kb_is_contiguous(x)) {
+        kb_ref_fail(r, "%s: the input must be contiguous (kb_copy it first)", name);
+        return kb_ref_none();
+    }
+    kb_tensor res = kb_result(r, out, KB_F32, x.ndim, x.shape, name);
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    const int64_t n = kb_numel(x);
+    if (n == 0)
+        return res;
+    const int64_t rows = x.shape[x.ndim - 2], cols = x.shape[x.ndim - 1];
+    const int64_t cols_padded = (cols + kTriWork - 1) / kTriWork * kTriWork;
+    const int64_t n_padded = n / cols * cols_padded;
+    const unsigned int grid = grid_for(n_padded / kTriWork, kTriThreads);
+    kb_ctx *ctx = kb_ref_ctx(r);
+    cudaStream_t stream = kb_ctx_stream(ctx);
+    float *y = (float *)res.data;
+    const float *xp = (const float *)x.data;
+    const bool inplace = res.data == x.data;
+    if (upper) {
+        if (inplace)
+            triu_tril_kernel<true, true><<<grid, kTriThreads, 0, stream>>>(y, xp, rows, cols, k, cols_padded, n_padded);
+        else
+            triu_tril_kernel<true, false><<<grid, kTriThreads, 0, stream>>>(y, xp, rows, cols, k, cols_padded, n_padded);
+    } else {
+        if (inplace)
+            triu_tril_kernel<false, true><<<grid, kTriThreads, 0, stream>>>(y, xp, rows, cols, k, cols_padded, n_padded);
+        else
+            triu_tril_kernel<false, false><<<grid, kTriThreads, 0, stream>>>(y, xp, rows, cols, k, cols_padded, n_padded);
+    }
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+        kb_ref_check(r, kb_ctx_fail(ctx, "%s: launch failed: %s", name, cudaGetErrorString(e)));
+    return kb_ref_ok(r) ? res : kb_ref_none();
+}
+
+static int sm_count(void)
+{
+    static int n = 0;
+    if (n == 0) {
+        int dev = 0, v = 0;
+        if (cudaGetDevice(&dev) == cudaSuccess &&
+            cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess && v > 0)
+            n = v;
+        else
+            n = 132;
+    }
+    return n;
+}
+
 } /* namespace */
+
+/* ---- the raw op of kb/ops.h --------------------------------------------------------------- */
 
 extern "C" int kb_op_unary(kb_ctx *ctx, kb_unary op, const float *x, float *y, int64_t n)
 {
@@ -142,11 +954,404 @@ extern "C" int kb_op_unary(kb_ctx *ctx, kb_unary op, const float *x, float *y, i
     if (!x || !y)
         return kb_ctx_fail(ctx, "kb_op_unary: NULL tensor pointer");
     switch (op) {
-    case KB_UNARY_RELU: return launch_unary<KB_UNARY_RELU>(ctx, x, y, n);
-    case KB_UNARY_GELU: return launch_unary<KB_UNARY_GELU>(ctx, x, y, n);
-    case KB_UNARY_GELU_TANH: return launch_unary<KB_UNARY_GELU_TANH>(ctx, x, y, n);
-    case KB_UNARY_SIGMOID: return launch_unary<KB_UNARY_SIGMOID>(ctx, x, y, n);
-    case KB_UNARY_TANH: return launch_unary<KB_UNARY_TANH>(ctx, x, y, n);
+    case KB_UNARY_RELU: return launch_flat(ctx, OpRelu(), y, x, n);
+    case KB_UNARY_GELU: return launch_flat(ctx, OpGelu(), y, x, n);
+    case KB_UNARY_GELU_TANH: return launch_flat(ctx, OpGeluTanh(), y, x, n);
+    case KB_UNARY_SIGMOID: return launch_flat(ctx, OpSigmoid(), y, x, n);
+    case KB_UNARY_TANH: return launch_flat(ctx, OpTanh(), y, x, n);
     }
     return kb_ctx_fail(ctx, "kb_op_unary: unknown op %d", (int)op);
+}
+
+/* ---- tensor (op) tensor ------------------------------------------------------------------- */
+
+extern "C" kb_tensor kb_add(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b) { return ew2(r, out, "kb_add", OpAdd(), a, b); }
+extern "C" kb_tensor kb_sub(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b) { return ew2(r, out, "kb_sub", OpSub(), a, b); }
+extern "C" kb_tensor kb_mul(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b) { return ew2(r, out, "kb_mul", OpMul(), a, b); }
+extern "C" kb_tensor kb_div(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b) { return ew2(r, out, "kb_div", OpDiv(), a, b); }
+extern "C" kb_tensor kb_pow(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b) { return ew2(r, out, "kb_pow", OpPow(), a, b); }
+extern "C" kb_tensor kb_maximum(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b)
+{
+    return ew2(r, out, "kb_maximum", OpMaximum(), a, b);
+}
+extern "C" kb_tensor kb_minimum(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b)
+{
+    return ew2(r, out, "kb_minimum", OpMinimum(), a, b);
+}
+extern "C" kb_tensor kb_where(kb_ref *r, kb_tensor out, kb_tensor cond, kb_tensor a, kb_tensor b)
+{
+    const kb_tensor ins[3] = {cond, a, b};
+    return ew(r, out, "kb_where", OpWhere(), ins);
+}
+
+/* ---- tensor (op) scalar ------------------------------------------------------------------- */
+
+extern "C" kb_tensor kb_adds(kb_ref *r, kb_tensor out, kb_tensor a, double s)
+{
+    OpAddS op;
+    op.s = f32(s);
+    return ew1(r, out, "kb_adds", op, a);
+}
+extern "C" kb_tensor kb_subs(kb_ref *r, kb_tensor out, kb_tensor a, double s)
+{
+    OpSubS op;
+    op.s = f32(s);
+    return ew1(r, out, "kb_subs", op, a);
+}
+extern "C" kb_tensor kb_rsubs(kb_ref *r, kb_tensor out, double s, kb_tensor a)
+{
+    OpRsubS op;
+    op.s = f32(s);
+    return ew1(r, out, "kb_rsubs", op, a);
+}
+extern "C" kb_tensor kb_muls(kb_ref *r, kb_tensor out, kb_tensor a, double s)
+{
+    OpMulS op;
+    op.s = f32(s);
+    return ew1(r, out, "kb_muls", op, a);
+}
+extern "C" kb_tensor kb_divs(kb_ref *r, kb_tensor out, kb_tensor a, double s)
+{
+    /* div_true_kernel_cuda with a CPU-scalar divisor: a * (1 / s), the reciprocal in float */
+    OpMulS op;
+    op.s = 1.0f / f32(s);
+    return ew1(r, out, "kb_divs", op, a);
+}
+extern "C" kb_tensor kb_rdivs(kb_ref *r, kb_tensor out, double s, kb_tensor a)
+{
+    OpRdivS op;
+    op.s = f32(s);
+    return ew1(r, out, "kb_rdivs", op, a);
+}
+extern "C" kb_tensor kb_pows(kb_ref *r, kb_tensor out, kb_tensor a, double e)
+{
+    if (e == 0.0) { /* Pow.cpp: out.fill_(1) */
+        if (!kb_ref_ok(r) || !check_operand(r, "kb_pows", 0, a, KB_F32))
+            return kb_ref_none();
+        kb_tensor res = kb_result(r, out, KB_F32, a.ndim, a.shape, "kb_pows");
+        return kb_fill(r, res, 1.0);
+    }
+    if (e == 1.0) { /* Pow.cpp: out.copy_(base) */
+        if (!kb_ref_ok(r) || !check_operand(r, "kb_pows", 0, a, KB_F32))
+            return kb_ref_none();
+        kb_tensor res = kb_result(r, out, KB_F32, a.ndim, a.shape, "kb_pows");
+        return kb_copy(r, res, a);
+    }
+    if (e == 0.5)
+        return ew1(r, out, "kb_pows", OpSqrt(), a);
+    if (e == -0.5)
+        return ew1(r, out, "kb_pows", OpRsqrt(), a);
+    if (e == -1.0)
+        return ew1(r, out, "kb_pows", OpReciprocal(), a);
+    if (e == 2.0)
+        return ew1(r, out, "kb_pows", OpSquare(), a);
+    if (e == 3.0)
+        return ew1(r, out, "kb_pows", OpCube(), a);
+    if (e == -2.0)
+        return ew1(r, out, "kb_pows", OpInvSquare(), a);
+    OpPowS op;
+    op.e = f32(e);
+    return ew1(r, out, "kb_pows", op, a);
+}
+extern "C" kb_tensor kb_clamp(kb_ref *r, kb_tensor out, kb_tensor a, double lo, double hi)
+{
+    OpClamp op;
+    op.has_lo = !isnan(lo);
+    op.has_hi = !isnan(hi);
+    op.lo = op.has_lo ? f32(lo) : 0.0f;
+    op.hi = op.has_hi ? f32(hi) : 0.0f;
+    return ew1(r, out, "kb_clamp", op, a);
+}
+extern "C" kb_tensor kb_gts(kb_ref *r, kb_tensor out, kb_tensor a, double s)
+{
+    OpGtS op;
+    op.s = f32(s);
+    return ew1(r, out, "kb_gts", op, a);
+}
+
+/* ---- unary -------------------------------------------------------------------------------- */
+
+extern "C" kb_tensor kb_relu(kb_ref *r, kb_tensor out, kb_tensor x) { return ew1(r, out, "kb_relu", OpRelu(), x); }
+extern "C" kb_tensor kb_leaky_relu(kb_ref *r, kb_tensor out, kb_tensor x, double negative_slope)
+{
+    OpLeakyRelu op;
+    op.slope = f32(negative_slope);
+    return ew1(r, out, "kb_leaky_relu", op, x);
+}
+extern "C" kb_tensor kb_sigmoid(kb_ref *r, kb_tensor out, kb_tensor x) { return ew1(r, out, "kb_sigmoid", OpSigmoid(), x); }
+extern "C" kb_tensor kb_tanh(kb_ref *r, kb_tensor out, kb_tensor x) { return ew1(r, out, "kb_tanh", OpTanh(), x); }
+extern "C" kb_tensor kb_gelu(kb_ref *r, kb_tensor out, kb_tensor x) { return ew1(r, out, "kb_gelu", OpGelu(), x); }
+extern "C" kb_tensor kb_gelu_tanh(kb_ref *r, kb_tensor out, kb_tensor x)
+{
+    return ew1(r, out, "kb_gelu_tanh", OpGeluTanh(), x);
+}
+extern "C" kb_tensor kb_selu(kb_ref *r, kb_tensor out, kb_tensor x)
+{
+    /* at::selu = at::elu(x, SELU_ALPHA, SELU_SCALE): coefficients as Scalar.to<float>(), then
+     * alpha * scale multiplied in float */
+    const double kAlpha = 1.6732632423543772848170429916717;
+    const double kScale = 1.0507009873554804934193349852946;
+    OpElu op;
+    op.negcoef = f32(kAlpha) * f32(kScale);
+    op.poscoef = f32(kScale);
+    op.negiptcoef = 1.0f;
+    return ew1(r, out, "kb_selu", op, x);
+}
+extern "C" kb_tensor kb_elu(kb_ref *r, kb_tensor out, kb_tensor x, double alpha)
+{
+    OpElu op; /* scale = input_scale = 1 */
+    op.negcoef = f32(alpha) * 1.0f;
+    op.poscoef = 1.0f;
+    op.negiptcoef = 1.0f;
+    return ew1(r, out, "kb_elu", op, x);
+}
+extern "C" kb_tensor kb_hardsigmoid(kb_ref *r, kb_tensor out, kb_tensor x)
+{
+    return ew1(r, out, "kb_hardsigmoid", OpHardsigmoid(), x);
+}
+extern "C" kb_tensor kb_hardtanh(kb_ref *r, kb_tensor out, kb_tensor x, double min_val, double max_val)
+{
+    OpClamp op; /* at::hardtanh_out is clamp_out(x, min, max) */
+    op.has_lo = 1;
+    op.has_hi = 1;
+    op.lo = f32(min_val);
+    op.hi = f32(max_val);
+    return ew1(r, out, "kb_hardtanh", op, x);
+}
+extern "C" kb_tensor kb_softplus(kb_ref *r, kb_tensor out, kb_tensor x, double beta, double threshold)
+{
+    OpSoftplus op;
+    op.beta = f32(beta);
+    op.threshold = f32(threshold);
+    return ew1(r, out, "kb_softplus", op, x);
+}
+extern "C" kb_tensor kb_abs(kb_ref *r, kb_tensor out, kb_tensor x) { return ew1(r, out, "kb_abs", OpAbs(), x); }
+extern "C" kb_tensor kb_neg(kb_ref *r, kb_tensor out, kb_tensor x) { return ew1(r, out, "kb_neg", OpNeg(), x); }
+extern "C" kb_tensor kb_exp(kb_ref *r, kb_tensor out, kb_tensor x) { return ew1(r, out, "kb_exp", OpExp(), x); }
+extern "C" kb_tensor kb_log(kb_ref *r, kb_tensor out, kb_tensor x) { return ew1(r, out, "kb_log", OpLog(), x); }
+extern "C" kb_tensor kb_sqrt(kb_ref *r, kb_tensor out, kb_tensor x) { return ew1(r, out, "kb_sqrt", OpSqrt(), x); }
+extern "C" kb_tensor kb_rsqrt(kb_ref *r, kb_tensor out, kb_tensor x) { return ew1(r, out, "kb_rsqrt", OpRsqrt(), x); }
+
+/* ---- copies and fills --------------------------------------------------------------------- */
+
+extern "C" kb_tensor kb_copy(kb_ref *r, kb_tensor out, kb_tensor x)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!x.data && kb_numel(x) > 0) {
+        kb_ref_fail(r, "kb_copy: the source has no data");
+        return kb_ref_none();
+    }
+    kb_tensor res;
+    if (out.data) { /* out.copy_(x): x broadcasts to out's shape, cast to out's dtype */
+        int ndim;
+        int64_t shape[KB_MAX_DIMS];
+        const kb_tensor both[2] = {out, x};
+        if (!broadcast_shape(r, "kb_copy", 2, both, &ndim, shape))
+            return kb_ref_none();
+        int same = ndim == out.ndim;
+        for (int d = 0; same && d < ndim; d++)
+            same = shape[d] == out.shape[d];
+        if (!same) {
+            kb_ref_fail(r, "kb_copy: the source does not broadcast to the result's shape");
+            return kb_ref_none();
+        }
+        res = kb_result(r, out, out.dtype, out.ndim, out.shape, "kb_copy");
+    } else {
+        res = kb_result(r, out, x.dtype, x.ndim, x.shape, "kb_copy");
+    }
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    kb_ref_check(r, copy_into(kb_ref_ctx(r), res, x));
+    return kb_ref_ok(r) ? res : kb_ref_none();
+}
+
+extern "C" kb_tensor kb_fill(kb_ref *r, kb_tensor out, double v)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!out.data && kb_numel(out) > 0) {
+        kb_ref_fail(r, "kb_fill: the result must exist (pass a tensor, not KB_NEW)");
+        return kb_ref_none();
+    }
+    kb_tensor res = kb_result(r, out, out.dtype, out.ndim, out.shape, "kb_fill");
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    kb_ref_check(r, fill_into(kb_ref_ctx(r), res, v));
+    return kb_ref_ok(r) ? res : kb_ref_none();
+}
+
+extern "C" kb_tensor kb_zeros_like(kb_ref *r, kb_tensor x)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    kb_tensor res = kb_empty(r, x.dtype, x.ndim, x.shape); /* empty_like, then zero_() = fill_(0) */
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    return kb_fill(r, res, 0.0);
+}
+
+extern "C" kb_tensor kb_triu(kb_ref *r, kb_tensor out, kb_tensor x, int64_t diagonal)
+{
+    return triangle(r, out, x, diagonal, true, "kb_triu");
+}
+
+extern "C" kb_tensor kb_tril(kb_ref *r, kb_tensor out, kb_tensor x, int64_t diagonal)
+{
+    return triangle(r, out, x, diagonal, false, "kb_tril");
+}
+
+extern "C" kb_tensor kb_flip(kb_ref *r, kb_tensor out, kb_tensor x, int dim)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!x.data && kb_numel(x) > 0) {
+        kb_ref_fail(r, "kb_flip: the source has no data");
+        return kb_ref_none();
+    }
+    const int d = kb_norm_dim(r, x, dim);
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (out.data && out.data == x.data) {
+        kb_ref_fail(r, "kb_flip: the result may not alias the input");
+        return kb_ref_none();
+    }
+    kb_tensor res = kb_result(r, out, x.dtype, x.ndim, x.shape, "kb_flip");
+    if (!kb_ref_ok(r) || kb_numel(x) == 0)
+        return kb_ref_ok(r) ? res : kb_ref_none();
+    /* flip_kernel: a copy from the input restrided with a negative stride along dim, starting
+     * at its last element there */
+    kb_tensor v = x;
+    if (x.ndim > 0) {
+        v.data = (char *)x.data + (x.shape[d] - 1) * x.stride[d] * kb_dtype_size(x.dtype);
+        v.stride[d] = -x.stride[d];
+    }
+    int64_t st[1][KB_MAX_DIMS];
+    for (int i = 0; i < x.ndim; i++)
+        st[0][i] = v.shape[i] == 1 ? 0 : v.stride[i];
+    const void *in[1] = {v.data};
+    kb_ctx *ctx = kb_ref_ctx(r);
+    int rc;
+    switch (kb_dtype_size(x.dtype)) {
+    case 1: rc = launch(ctx, OpCopyBits<uint8_t>(), res.data, NULL, res.ndim, res.shape, in, st); break;
+    case 2: rc = launch(ctx, OpCopyBits<uint16_t>(), res.data, NULL, res.ndim, res.shape, in, st); break;
+    case 4: rc = launch(ctx, OpCopyBits<uint32_t>(), res.data, NULL, res.ndim, res.shape, in, st); break;
+    default: rc = launch(ctx, OpCopyBits<uint64_t>(), res.data, NULL, res.ndim, res.shape, in, st); break;
+    }
+    kb_ref_check(r, rc);
+    return kb_ref_ok(r) ? res : kb_ref_none();
+}
+
+extern "C" kb_tensor kb_cat2(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b, int dim)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (a.dtype != b.dtype || a.ndim != b.ndim || a.ndim < 1) {
+        kb_ref_fail(r, "kb_cat2: operands of dtypes %d / %d and %d / %d dimensions", (int)a.dtype, (int)b.dtype,
+                    a.ndim, b.ndim);
+        return kb_ref_none();
+    }
+    const int d = kb_norm_dim(r, a, dim);
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    for (int i = 0; i < a.ndim; i++)
+        if (i != d && a.shape[i] != b.shape[i]) {
+            kb_ref_fail(r, "kb_cat2: sizes differ at dimension %d (%lld vs %lld)", i, (long long)a.shape[i],
+                        (long long)b.shape[i]);
+            return kb_ref_none();
+        }
+    if (!kb_is_contiguous(a) || !kb_is_contiguous(b)) {
+        kb_ref_fail(r, "kb_cat2: the operands must be contiguous (kb_copy them first)");
+        return kb_ref_none();
+    }
+    int64_t shape[KB_MAX_DIMS];
+    for (int i = 0; i < a.ndim; i++)
+        shape[i] = a.shape[i];
+    shape[d] = a.shape[d] + b.shape[d];
+    kb_tensor res = kb_result(r, out, a.dtype, a.ndim, shape, "kb_cat2");
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    int64_t outer, len_a, inner, len_b;
+    kb_split_dim(a, d, &outer, &len_a, &inner);
+    kb_split_dim(b, d, &outer, &len_b, &inner);
+    if (outer * inner == 0)
+        return res;
+    CatArgs ca;
+    memset(&ca, 0, sizeof ca);
+    ca.src[0] = (const char *)a.data;
+    ca.src[1] = (const char *)b.data;
+    ca.seg[0] = len_a * inner;
+    ca.seg[1] = len_b * inner;
+    ca.off[0] = 0;
+    ca.off[1] = len_a * inner;
+    ca.nelem[0] = outer * ca.seg[0];
+    ca.nelem[1] = outer * ca.seg[1];
+    ca.out_seg = (len_a + len_b) * inner;
+    const int es = kb_dtype_size(a.dtype);
+    const int vec = 16 / es;
+    int aligned = es <= 8 && 16 % es == 0;
+    aligned = aligned && ((uintptr_t)a.data % 16 == 0) && ((uintptr_t)b.data % 16 == 0) && ((uintptr_t)res.data % 16 == 0);
+    aligned = aligned && ca.seg[0] % vec == 0 && ca.seg[1] % vec == 0 && ca.out_seg % vec == 0;
+    const int64_t max_elems = ca.nelem[0] > ca.nelem[1] ? ca.nelem[0] : ca.nelem[1];
+    const int per_thread = aligned ? vec : 1;
+    int64_t blocks = (max_elems / per_thread + kCatThreads - 1) / kCatThreads;
+    const int64_t cap = (int64_t)sm_count() * 32; /* max_tb_per_sm */
+    if (blocks > cap)
+        blocks = cap;
+    if (blocks < 1)
+        blocks = 1;
+    const dim3 grid((unsigned)blocks, 2);
+    kb_ctx *ctx = kb_ref_ctx(r);
+    cudaStream_t stream = kb_ctx_stream(ctx);
+    char *o = (char *)res.data;
+    switch (es) {
+    case 1:
+        if (aligned) cat_kernel<uint8_t, 16><<<grid, kCatThreads, 0, stream>>>(o, ca);
+        else cat_kernel<uint8_t, 1><<<grid, kCatThreads, 0, stream>>>(o, ca);
+        break;
+    case 2:
+        if (aligned) cat_kernel<uint16_t, 8><<<grid, kCatThreads, 0, stream>>>(o, ca);
+        else cat_kernel<uint16_t, 1><<<grid, kCatThreads, 0, stream>>>(o, ca);
+        break;
+    case 4:
+        if (aligned) cat_kernel<uint32_t, 4><<<grid, kCatThreads, 0, stream>>>(o, ca);
+        else cat_kernel<uint32_t, 1><<<grid, kCatThreads, 0, stream>>>(o, ca);
+        break;
+    default:
+        if (aligned) cat_kernel<uint64_t, 2><<<grid, kCatThreads, 0, stream>>>(o, ca);
+        else cat_kernel<uint64_t, 1><<<grid, kCatThreads, 0, stream>>>(o, ca);
+        break;
+    }
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+        kb_ref_check(r, kb_ctx_fail(ctx, "kb_cat2: launch failed: %s", cudaGetErrorString(e)));
+    return kb_ref_ok(r) ? res : kb_ref_none();
+}
+
+/* torch.diag(v) of a 1-D v: at::diag_embed = zeros(n, n) (fill_ kernel) then
+ * result.diagonal().copy_(v) (a strided copy kernel): two launches, as eager. */
+extern "C" kb_tensor kb_diag(kb_ref *r, kb_tensor out, kb_tensor v)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!check_operand(r, "kb_diag", 0, v, KB_F32))
+        return kb_ref_none();
+    if (v.ndim != 1) {
+        kb_ref_fail(r, "kb_diag: expected a 1-d tensor, got %d dimensions", v.ndim);
+        return kb_ref_none();
+    }
+    const int64_t n = v.shape[0];
+    const int64_t shape[2] = {n, n};
+    kb_tensor res = kb_result(r, out, KB_F32, 2, shape, "kb_diag");
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    kb_fill(r, res, 0.0);
+    if (!kb_ref_ok(r) || n == 0)
+        return kb_ref_ok(r) ? res : kb_ref_none();
+    const int64_t dshape[1] = {n};
+    const int64_t dstride[1] = {n + 1};
+    const int64_t st[1][KB_MAX_DIMS] = {{v.stride[0]}};
+    const void *in[1] = {v.data};
+    kb_ref_check(r, launch(kb_ref_ctx(r), OpCopyBits<uint32_t>(), res.data, dstride, 1, dshape, in, st));
+    return kb_ref_ok(r) ? res : kb_ref_none();
 }

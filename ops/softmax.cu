@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "kb/ops.h"
+#include "kb/ref.h"
 
 namespace {
 
@@ -441,4 +442,46 @@ extern "C" int kb_op_softmax(kb_ctx *ctx, const float *x, float *y, int64_t rows
     if (!x || !y)
         return kb_ctx_fail(ctx, "kb_op_softmax: NULL tensor pointer");
     return log ? softmax_impl<true>(ctx, x, y, rows, cols) : softmax_impl<false>(ctx, x, y, rows, cols);
+}
+
+/* ---- tensor level (kb/ref/norm.h) ------------------------------------------------------------
+ * host_softmax over dim of a contiguous tensor viewed as [outer, len, inner]: inner == 1 is the
+ * path above (rows = outer, cols = len). inner > 1 is PyTorch's cunn_SpatialSoftMaxForward, which
+ * this library does not implement yet: it fails, saying so, rather than run a different kernel. */
+static kb_tensor softmax_tensor(kb_ref *r, kb_tensor out, kb_tensor x, int dim, int log, const char *op)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (x.dtype != KB_F32 || !kb_is_contiguous(x)) {
+        kb_ref_fail(r, "%s: x must be a contiguous fp32 tensor (got dtype %d%s)", op, (int)x.dtype,
+                    kb_is_contiguous(x) ? "" : ", strided");
+        return kb_ref_none();
+    }
+    const int d = kb_norm_dim(r, x, dim);
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    int64_t outer = 1, len = 1, inner = 1;
+    if (x.ndim > 0)
+        kb_split_dim(x, d, &outer, &len, &inner);
+    if (inner != 1) {
+        kb_ref_fail(r, "%s: dim %d of a %d-d tensor has %lld trailing elements per step: PyTorch runs "
+                       "cunn_SpatialSoftMaxForward there, not implemented in ops/softmax.cu",
+                    op, dim, (int)x.ndim, (long long)inner);
+        return kb_ref_none();
+    }
+    kb_tensor y = kb_result(r, out, KB_F32, x.ndim, x.shape, op);
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    kb_ref_check(r, kb_op_softmax(kb_ref_ctx(r), kb_f32(r, x), kb_f32(r, y), outer, len, log));
+    return kb_ref_ok(r) ? y : kb_ref_none();
+}
+
+extern "C" kb_tensor kb_softmax(kb_ref *r, kb_tensor out, kb_tensor x, int dim)
+{
+    return softmax_tensor(r, out, x, dim, 0, "kb_softmax");
+}
+
+extern "C" kb_tensor kb_log_softmax(kb_ref *r, kb_tensor out, kb_tensor x, int dim)
+{
+    return softmax_tensor(r, out, x, dim, 1, "kb_log_softmax");
 }

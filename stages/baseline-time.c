@@ -100,7 +100,7 @@ int main(int argc, char **argv)
     /* What the tables need about the problem, so that they never have to load it. */
     kb_h5w_attr_str(w, "/", "title", p->title);
     kb_h5w_attr_f64(w, "/", "flops", p->flops);
-    kb_h5w_attr_f64(w, "/", "bytes", p->bytes);
+    kb_h5w_attr_f64(w, "/", "bytes", kb_problem_bytes(p));
     kb_h5w_attr_i64(w, "/", "resident_bytes", (int64_t)kb_problem_resident_bytes(p));
     kb_h5w_attr_i64(w, "/", "problem_flags", p->flags);
     kb_outcome outcome = KB_OUT_OK;

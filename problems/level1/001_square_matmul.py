@@ -1,20 +1,19 @@
-# KernelBench level 1, problem 1: square matrix multiplication.
-# The C reference is problems/level1/001_square_matmul.cu.
+# KernelBench level 1, problem 1: Square matrix multiplication. The C reference is problems/level1/001_square_matmul.c.
 import torch
 import torch.nn as nn
 
 
 class Model(nn.Module):
-    """C = A @ B for square matrices."""
+    """Performs a single square matrix multiplication (C = A * B)."""
 
     def __init__(self):
-        super().__init__()
+        super(Model, self).__init__()
 
     def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
         return torch.matmul(A, B)
 
 
-N = 4096
+N = 2048 * 2
 
 
 def get_inputs():
@@ -24,4 +23,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return []  # No special initialization inputs needed

@@ -1,23 +1,22 @@
-# KernelBench level 1, problem 3: batched matrix multiplication.
-# The C reference is problems/level1/003_batched_matmul.cu.
+# KernelBench level 1, problem 3: Batched matrix multiplication. The C reference is problems/level1/003_batched_matmul.c.
 import torch
 import torch.nn as nn
 
 
 class Model(nn.Module):
-    """C[b] = A[b] @ B[b] for every batch index b."""
+    """Performs batched matrix multiplication (C = A * B) where A, B, and C have the same batch dimension."""
 
     def __init__(self):
-        super().__init__()
+        super(Model, self).__init__()
 
     def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
         return torch.bmm(A, B)
 
 
 batch_size = 128
-m = 512
-k = 1024
-n = 2048
+m = 128 * 4
+k = 256 * 4
+n = 512 * 4
 
 
 def get_inputs():
@@ -27,4 +26,4 @@ def get_inputs():
 
 
 def get_init_inputs():
-    return []
+    return []  # No special initialization inputs needed

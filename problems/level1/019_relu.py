@@ -1,4 +1,4 @@
-# KernelBench level 1, problem 19: ReLU. The C reference is problems/level1/019_relu.cu.
+# KernelBench level 1, problem 19: ReLU. The C reference is problems/level1/019_relu.c.
 import torch
 import torch.nn as nn
 

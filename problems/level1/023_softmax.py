@@ -1,4 +1,4 @@
-# KernelBench level 1, problem 23: Softmax. The C reference is problems/level1/023_softmax.cu.
+# KernelBench level 1, problem 23: Softmax. The C reference is problems/level1/023_softmax.c.
 import torch
 import torch.nn as nn
 

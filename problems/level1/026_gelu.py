@@ -1,4 +1,4 @@
-# KernelBench level 1, problem 26: GELU. The C reference is problems/level1/026_gelu.cu.
+# KernelBench level 1, problem 26: GELU. The C reference is problems/level1/026_gelu.c.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,5 +1,5 @@
 # KernelBench level 1, problem 33: BatchNorm (training mode: batch statistics).
-# The C reference is problems/level1/033_batchnorm.cu.
+# The C reference is problems/level1/033_batchnorm.c.
 # Parameters, in this order: bn.weight (ones), bn.bias (zeros), as nn.BatchNorm2d initialises them.
 # running_mean / running_var / num_batches_tracked are buffers, not inputs.
 import torch

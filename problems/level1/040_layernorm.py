@@ -1,4 +1,4 @@
-# KernelBench level 1, problem 40: LayerNorm. The C reference is problems/level1/040_layernorm.cu.
+# KernelBench level 1, problem 40: LayerNorm. The C reference is problems/level1/040_layernorm.c.
 # Parameters, in this order: ln.weight (ones), ln.bias (zeros), as nn.LayerNorm initialises them.
 import torch
 import torch.nn as nn

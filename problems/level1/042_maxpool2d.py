@@ -1,4 +1,4 @@
-# KernelBench level 1, problem 42: Max Pooling 2D. The C reference is problems/level1/042_maxpool2d.cu.
+# KernelBench level 1, problem 42: Max Pooling 2D. The C reference is problems/level1/042_maxpool2d.c.
 import torch
 import torch.nn as nn
 

@@ -1,5 +1,4 @@
-# KernelBench level 1, problem 47: Sum reduction over a dimension.
-# The C reference is problems/level1/047_sum_dim.cu.
+# KernelBench level 1, problem 47: Sum reduction over a dimension. The C reference is problems/level1/047_sum_dim.c.
 import torch
 import torch.nn as nn
 

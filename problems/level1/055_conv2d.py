@@ -1,5 +1,5 @@
 # KernelBench level 1, problem 55: standard 2D convolution, asymmetric input, square kernel.
-# The C reference is problems/level1/055_conv2d.cu.
+# The C reference is problems/level1/055_conv2d.c.
 # Parameters, in this order: conv2d.weight (kaiming-uniform, fan_in = 64*3*3), no bias.
 import torch
 import torch.nn as nn

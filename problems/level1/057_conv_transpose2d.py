@@ -1,5 +1,5 @@
 # KernelBench level 1, problem 57: transposed 2D convolution, square input, square kernel.
-# The C reference is problems/level1/057_conv_transpose2d.cu.
+# The C reference is problems/level1/057_conv_transpose2d.c.
 # Parameters, in this order: conv_transpose2d.weight [C_in, C_out, 3, 3] (kaiming-uniform,
 # fan_in = weight.size(1) * 3 * 3 = 576), no bias.
 import torch

@@ -1,5 +1,5 @@
-# KernelBench level 1, problem 95: CrossEntropyLoss.
-# The C reference is problems/level1/095_cross_entropy.cu. The targets are int64 class indices.
+# KernelBench level 1, problem 95: CrossEntropyLoss. The C reference is problems/level1/095_cross_entropy.c.
+# The targets are int64 class indices (upstream casts them to float: KernelBench issue #151).
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

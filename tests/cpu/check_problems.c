@@ -53,14 +53,14 @@ static int check_problem(const char *root, const char *so)
         }
         kb_elf_free(&syms);
     }
-    if (!(p->flops > 0) || !(p->bytes > 0)) {
-        printf("FAIL %s: flops %g, bytes %g must be positive\n", so, p->flops, p->bytes);
+    if (!(p->flops > 0) || !(kb_problem_bytes(p) > 0)) {
+        printf("FAIL %s: flops %g, bytes %g must be positive\n", so, p->flops, kb_problem_bytes(p));
         bad = 1;
     }
     char res[32];
     kb_fmt_bytes(res, sizeof res, (double)kb_problem_resident_bytes(p));
     printf("%-4s %-32s %-28.28s %2u in %u out  resident %10s  %9.3g FLOP  %9.3g B%s\n", bad ? "FAIL" : "ok", p->id,
-           p->title, p->n_inputs, p->n_outputs, res, p->flops, p->bytes,
+           p->title, p->n_inputs, p->n_outputs, res, p->flops, kb_problem_bytes(p),
            p->flags & KB_PROB_EXCLUDED ? "  (excluded)" : "");
     /* dlclose is skipped on purpose: CUDA libraries do not like being unloaded mid-process */
     return bad;

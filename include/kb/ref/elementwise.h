@@ -11,7 +11,8 @@
  *
  * Scalars are double, rounded to float once (as PyTorch wraps a Python scalar into the float
  * op). kb_pows follows pow_tensor_scalar: exponent 2 -> x*x, 3 -> x*x*x, 0.5 -> sqrt,
- * -0.5 -> rsqrt, -1 -> 1/x, -2 -> 1/(x*x), else powf.
+ * -0.5 -> rsqrt, -1 -> 1/x, -2 -> 1/(x*x), 0 -> fill 1, 1 -> copy, else powf.
+ * kb_divs is a * (1/s), as div_true_kernel_cuda does for a CPU-scalar divisor.
  */
 #ifndef KB_REF_ELEMENTWISE_H
 #define KB_REF_ELEMENTWISE_H
@@ -78,6 +79,9 @@ kb_tensor kb_tril(kb_ref *r, kb_tensor out, kb_tensor x, int64_t diagonal);
 kb_tensor kb_flip(kb_ref *r, kb_tensor out, kb_tensor x, int dim);
 /* torch.cat([a, b], dim) */
 kb_tensor kb_cat2(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b, int dim);
+/* torch.diag(v) of a 1-d v: the [n, n] matrix with v on its diagonal (at::diag_embed: a zero
+ * fill, then a strided copy onto the diagonal: two launches, as eager) */
+kb_tensor kb_diag(kb_ref *r, kb_tensor out, kb_tensor v);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -35,6 +35,25 @@ kb_tensor kb_min_dim(kb_ref *r, kb_tensor values, kb_tensor indices, kb_tensor x
 kb_tensor kb_argmax(kb_ref *r, kb_tensor out, kb_tensor x, int dim, int keepdim);
 kb_tensor kb_argmin(kb_ref *r, kb_tensor out, kb_tensor x, int dim, int keepdim);
 
+/* Raw (pointer-level) entry point of the family, kb/ops.h conventions: x contiguous fp32 viewed
+ * as [outer, len, inner], reduced over len into [outer * inner] outputs. Value reductions write
+ * `values` (indices must be NULL); KB_RED_MAX_IDX / KB_RED_MIN_IDX write the float values and/or
+ * the int64 indices (either may be NULL: argmax / argmin pass values = NULL). A full reduction is
+ * outer = inner = 1, len = numel. */
+typedef enum kb_reduce_op {
+    KB_RED_SUM = 0,
+    KB_RED_MEAN = 1,
+    KB_RED_PROD = 2,
+    KB_RED_AMAX = 3,   /* NaN propagates */
+    KB_RED_AMIN = 4,
+    KB_RED_NORM1 = 5,  /* sum |x| */
+    KB_RED_NORM2 = 6,  /* sqrt(sum x*x) */
+    KB_RED_MAX_IDX = 7, /* torch.max(x, dim) / argmax: first index of the max, NaN wins */
+    KB_RED_MIN_IDX = 8
+} kb_reduce_op;
+int kb_op_reduce(kb_ctx *ctx, kb_reduce_op op, const float *x, float *values, int64_t *indices, int64_t outer,
+                 int64_t len, int64_t inner);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

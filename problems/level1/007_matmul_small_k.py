@@ -1,0 +1,28 @@
+# KernelBench level 1, problem 7: Matmul with small K dimension. The C reference is problems/level1/007_matmul_small_k.c.
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Simple model that performs a single matrix multiplication (C = A * B) with a small K dimension."""
+
+    def __init__(self):
+        super(Model, self).__init__()
+
+    def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+        return torch.matmul(A, B)
+
+
+M = 16384 * 2
+N = 16384 * 2
+K = 32 * 2
+
+
+def get_inputs():
+    A = torch.rand(M, K)
+    B = torch.rand(K, N)
+    return [A, B]
+
+
+def get_init_inputs():
+    return []  # No special initialization inputs needed

@@ -1,0 +1,28 @@
+# KernelBench level 1, problem 16: Matmul with transposed A. The C reference is problems/level1/016_matmul_trans_a.c.
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Simple model that performs a single matrix multiplication (C = A.T * B)."""
+
+    def __init__(self):
+        super(Model, self).__init__()
+
+    def forward(self, A: torch.Tensor, B: torch.Tensor) -> torch.Tensor:
+        return torch.matmul(A.T, B)
+
+
+M = 1024 * 2
+K = 4096 * 2
+N = 2048 * 2
+
+
+def get_inputs():
+    A = torch.rand(K, M)
+    B = torch.rand(K, N)
+    return [A, B]
+
+
+def get_init_inputs():
+    return []  # No special initialization inputs needed

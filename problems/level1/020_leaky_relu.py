@@ -1,0 +1,24 @@
+# KernelBench level 1, problem 20: LeakyReLU. The C reference is problems/level1/020_leaky_relu.c.
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, negative_slope: float = 0.01):
+        super().__init__()
+        self.negative_slope = negative_slope
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.leaky_relu(x, negative_slope=self.negative_slope)
+
+
+batch_size = 4096
+dim = 393216
+
+
+def get_inputs():
+    return [torch.rand(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,23 @@
+/*
+ * level1/027_selu -- KernelBench L1/27: torch.selu(x) on x (4096, 393216) fp32 (6 GiB).
+ *
+ * Eager PyTorch: one vectorised TensorIterator kernel. at::selu is at::elu(x, alpha = 1.6732632,
+ * scale = 1.0507010): x > 0 ? x * scale : expm1f(x) * (alpha * scale), the coefficients rounded
+ * to float and multiplied in float (ActivationEluKernel.cu).
+ * Napkin math: 6.44 GB read + 6.44 GB written = 12.9 GB; ~3.0 ms at ~4.3 TB/s; eager takes
+ * 3.11 ms on the H200 (data/pytorch-eager-h200.csv, fp32 warm median). The math is a few
+ * FP32 instructions per element, far under the bandwidth bound.
+ */
+#include "kb/ref.h"
+
+enum { BATCH = 4096, DIM = 393216 };
+
+static void reference(kb_ref *r)
+{
+    kb_selu(r, kb_arg(r, "y"), kb_arg(r, "x"));
+}
+
+KB_PROBLEM(.title = "SELU",
+           KB_INPUTS(KB_INPUT("x", KB_F32, KB_DIMS(BATCH, DIM), KB_RAND)),
+           KB_OUTPUTS(KB_OUTPUT("y", KB_F32, KB_DIMS(BATCH, DIM))),
+           .flops = 4.0 * BATCH * DIM)

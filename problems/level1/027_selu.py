@@ -1,0 +1,23 @@
+# KernelBench level 1, problem 27: SELU. The C reference is problems/level1/027_selu.c.
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.selu(x)
+
+
+batch_size = 4096
+dim = 393216
+
+
+def get_inputs():
+    return [torch.rand(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []

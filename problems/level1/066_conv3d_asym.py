@@ -1,0 +1,32 @@
+# KernelBench level 1, problem 66: conv standard 3D asymmetric input asymmetric kernel.
+# The C reference is problems/level1/066_conv3d_asym.c.
+# Parameters, in this order: conv3d.weight [64, 3, 3, 5, 7] (kaiming-uniform, fan_in = 315), no bias.
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: tuple, stride: tuple = (1, 1, 1), padding: tuple = (0, 0, 0), dilation: tuple = (1, 1, 1), groups: int = 1, bias: bool = False):
+        super(Model, self).__init__()
+        self.conv3d = nn.Conv3d(in_channels, out_channels, kernel_size, stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv3d(x)
+
+
+batch_size = 8
+in_channels = 3
+out_channels = 64
+kernel_size = (3, 5, 7)
+depth = 16
+height = 128
+width = 128
+
+
+def get_inputs():
+    x = torch.rand(batch_size, in_channels, depth, height, width)
+    return [x]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size]

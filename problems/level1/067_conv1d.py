@@ -1,0 +1,29 @@
+# KernelBench level 1, problem 67: conv standard 1D. The C reference is problems/level1/067_conv1d.c.
+# Parameters, in this order: conv1d.weight [128, 64, 3] (kaiming-uniform, fan_in = 192), no bias.
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1, padding: int = 0, dilation: int = 1, groups: int = 1, bias: bool = False):
+        super(Model, self).__init__()
+        self.conv1d = nn.Conv1d(in_channels, out_channels, kernel_size, stride=stride, padding=padding, dilation=dilation, groups=groups, bias=bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv1d(x)
+
+
+batch_size = 32
+in_channels = 64
+out_channels = 128
+kernel_size = 3
+length = 131072
+
+
+def get_inputs():
+    x = torch.rand(batch_size, in_channels, length)
+    return [x]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size]

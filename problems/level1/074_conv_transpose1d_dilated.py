@@ -1,0 +1,33 @@
+# KernelBench level 1, problem 74: conv transposed 1D dilated.
+# The C reference is problems/level1/074_conv_transpose1d_dilated.c.
+# Parameters, in this order: conv1d_transpose.weight [32, 64, 5] (kaiming-uniform, fan_in = 320), no bias.
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1, padding: int = 0, dilation: int = 1, bias: bool = False):
+        super(Model, self).__init__()
+        self.conv1d_transpose = nn.ConvTranspose1d(in_channels, out_channels, kernel_size, stride=stride, padding=padding, dilation=dilation, bias=bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv1d_transpose(x)
+
+
+batch_size = 32
+in_channels = 32
+out_channels = 64
+kernel_size = 5
+length = 131072
+stride = 1
+padding = 0
+dilation = 3
+
+
+def get_inputs():
+    x = torch.rand(batch_size, in_channels, length)
+    return [x]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size, stride, padding, dilation]

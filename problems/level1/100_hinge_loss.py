@@ -1,0 +1,27 @@
+# KernelBench level 1, problem 100: HingeLoss. The C reference is problems/level1/100_hinge_loss.c.
+# targets (N,) broadcast along the LAST dim of predictions (N, N): column j is scaled by targets[j].
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Hinge loss for binary classification."""
+
+    def __init__(self):
+        super(Model, self).__init__()
+
+    def forward(self, predictions, targets):
+        return torch.mean(torch.clamp(1 - predictions * targets, min=0))
+
+
+batch_size = 32768
+input_shape = (32768,)
+dim = 1
+
+
+def get_inputs():
+    return [torch.rand(batch_size, *input_shape), torch.randint(0, 2, (batch_size,)).float() * 2 - 1]
+
+
+def get_init_inputs():
+    return []
