@@ -125,6 +125,7 @@ NVCCFLAGS := -std=c++17 -O3 $(CUDA_GENCODE) -Iinclude -Ilib -Igpu $(CUDA_INC) \
 OBJ := $(BUILD)/obj
 BIN := $(BUILD)/bin
 LIBD := $(BUILD)/lib
+REFHASH := $(BUILD)/refhash
 
 LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(OBJ)/%.o)
@@ -235,7 +236,7 @@ $(BUILD)/problems/%.so: $(OBJ)/problems/%.o | $(LIBKBOPS)
 	$(CC) -shared $(LDFLAGS) -o $@ $< -L$(LIBD) -lkbops -Wl,-rpath,'$$ORIGIN/../../lib'
 
 .PHONY: build problems deps deps-check help
-build: $(STAGE_BINS) $(LIBKBOPS) $(LIBKBRUNNER) $(PROBLEM_SOS) $(BUILD)/REVISION
+build: $(STAGE_BINS) $(LIBKBOPS) $(LIBKBRUNNER) $(PROBLEM_SOS) $(PROBLEM_IDS:%=$(REFHASH)/%.hash) $(BUILD)/REVISION
 # what `--version` of the binaries prints when KB_GIT_REV is not set; rewritten only when the
 # revision changes, and nothing depends on it (a commit re-runs no stage)
 $(BUILD)/REVISION: FORCE
@@ -246,7 +247,6 @@ problems: $(PROBLEM_SOS)
 # A problem's reference hash: the op-library code its reference reaches, by content
 # (tools/ref-hash.sh), rewritten only when that changes. Baselines and cells depend on it, not on
 # the library file, so an op-library edit re-runs exactly the problems whose reference code changed.
-REFHASH := $(BUILD)/refhash
 $(REFHASH)/%.hash: $(OBJ)/problems/%.o $(OPS_OBJ) tools/ref-hash.sh | $(LIBKBOPS)
 	@mkdir -p $(@D)
 	@bash tools/ref-hash.sh $@ $< $(OPS_OBJ)

@@ -34,6 +34,8 @@
  *                                                      baseline, fine for the strict reference)
  *   3xTF32 through cuBLAS (split operands into TF32 hi/lo, three GEMMs each): ~8.4 ms of GEMMs
  *        plus ~4 ms writing the split operands: ~1.7x eager.
+ * Measured on an H200 (stub-context harness, warm loop): 5.25 ms in TF32 (0.70x eager), 23.4 ms
+ * exact; TF32 output vs an exact-FP32 kernel: max rel. error 9.1e-5, exact: 9.3e-7.
  * No unfused design lands on eager's time; 1xTF32 is the only one within the 1.10 bound, and it
  * is faster, not slower. Accuracy: TF32 rounds the operands to 10 mantissa bits; with U[0,1)
  * inputs the logits' error is ~1e-4 absolute and the output's ~1e-4 relative, well inside the

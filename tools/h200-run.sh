@@ -20,6 +20,7 @@
 #   check the sandbox mode each artifact records, with the warden and flags-only
 #   py4, py5, py6 (issue #11, session 5): the light builds' cost, both protocols, the GPU suite
 #   s6a (prepared in session 5 for the next): the TIMED-reply fix on its cell, PROBLEM= with progress
+#   s6b: the 100 Level-1 baselines against PyTorch eager (fidelity), one problem at a time
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -244,5 +245,19 @@ elif [ "$phase" = s6a ]; then
     GPU_SUITE_SKIP_PIPELINE=1 reserve=10 lim tests/gpu/run.sh 2>&1 | tail -12
     mkdir -p "$OUT/tables" && cp -r tables/* "$OUT/tables/" 2>/dev/null
     tar czf "$OUT/s6a-artifacts.tgz" artifacts/strict/demo-hacks artifacts/paper/demo-naive artifacts/paper/baseline/level1/019_relu 2>/dev/null
+elif [ "$phase" = s6b ]; then
+    # issue #13, first H200 look at the 100 Level-1 problems: the C baselines against PyTorch eager
+    # (kb-fidelity: both math modes, both timers, outputs compared), one problem at a time in an
+    # order that covers every op family early (a killed call resumes with the same command); the
+    # archived 12 problems come last (measured before)
+    ORDER="${S6B_ORDER:-}"
+    t make -j"$J" build/tests/check_problems > /dev/null 2>&1
+    build/tests/check_problems problems build/problems $(find build/problems -name '*.so' | sort) | grep -v '^ok' | head -20
+    for p in $ORDER; do
+        reserve=25 lim make --no-print-directory PROTOCOL=paper artifacts/paper/baseline/$p/fidelity.h5 2>&1 | grep -v '^kb:' | tail -2
+        [ "$(left)" -gt 40 ] || break
+    done
+    tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity-s6b.csv" 2>&1 | tail -3
+    tar czf "$OUT/s6b-fidelity.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
 fi
 echo "== done in $(( $(date +%s) - start )) s"

@@ -57,10 +57,12 @@ extern "C" {
 
 /* ---- descriptor helpers ------------------------------------------------------------------- */
 
-/* KB_DIMS(4096, 393216) -> .ndim = 2, .shape = {4096, 393216}; KB_DIMS() is a 0-d scalar. */
-#define KB_NARGS0_(_0, a1, a2, a3, a4, a5, a6, a7, a8, n, ...) n
-#define KB_NARGS0(...) KB_NARGS0_(_0, ##__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define KB_DIMS(...) .ndim = KB_NARGS0(__VA_ARGS__), .shape = { __VA_ARGS__ }
+/* KB_DIMS(4096, 393216) -> .ndim = 2, .shape = {4096, 393216} (1 to 8 sizes); KB_SCALAR_DIMS is
+ * a 0-d tensor (a Python number argument: torch passes it as a 0-d tensor). */
+#define KB_NARGS1_(a1, a2, a3, a4, a5, a6, a7, a8, n, ...) n
+#define KB_NARGS1(...) KB_NARGS1_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define KB_DIMS(...) .ndim = KB_NARGS1(__VA_ARGS__), .shape = { __VA_ARGS__ }
+#define KB_SCALAR_DIMS .ndim = 0
 
 /* Generators (kb/problem.h, kb_gen_kind), as initialisers of kb_tensor_spec.gen. */
 #define KB_RAND {KB_GEN_RAND, 0, 0}
@@ -133,7 +135,7 @@ kb_tensor kb_out(kb_ref *r, int i); /* outputs[i] */
 
 /* A temporary of the scope (uninitialised, counted, freed at the scope's end or by kb_drop). */
 kb_tensor kb_empty(kb_ref *r, kb_dtype dtype, int ndim, const int64_t *shape);
-#define KB_EMPTY(r, dtype, ...) kb_empty((r), (dtype), KB_NARGS0(__VA_ARGS__), (const int64_t[]){0, ##__VA_ARGS__} + 1)
+#define KB_EMPTY(r, dtype, ...) kb_empty((r), (dtype), KB_NARGS1(__VA_ARGS__), (const int64_t[]){__VA_ARGS__})
 kb_tensor kb_empty_like(kb_ref *r, kb_tensor t); /* same dtype and shape, contiguous */
 /* Counted raw scratch of the scope (freed with it), for ops that need workspace. */
 void *kb_scratch(kb_ref *r, size_t bytes);
@@ -143,7 +145,7 @@ void kb_drop(kb_ref *r, kb_tensor t);
 
 /* Views: the same memory, new shape / strides. A bad request fails the scope. */
 kb_tensor kb_view(kb_ref *r, kb_tensor t, int ndim, const int64_t *shape); /* contiguous only; one -1 inferred */
-#define KB_VIEW(r, t, ...) kb_view((r), (t), KB_NARGS0(__VA_ARGS__), (const int64_t[]){0, ##__VA_ARGS__} + 1)
+#define KB_VIEW(r, t, ...) kb_view((r), (t), KB_NARGS1(__VA_ARGS__), (const int64_t[]){__VA_ARGS__})
 kb_tensor kb_unsqueeze(kb_ref *r, kb_tensor t, int dim);
 kb_tensor kb_squeeze(kb_ref *r, kb_tensor t, int dim);
 kb_tensor kb_transpose(kb_ref *r, kb_tensor t, int d0, int d1);

@@ -22,6 +22,6 @@ static void reference(kb_ref *r)
 
 KB_PROBLEM(.title = "Matrix scalar multiplication",
            KB_INPUTS(KB_INPUT("A", KB_F32, KB_DIMS(M, N), KB_RAND),
-                     KB_INPUT("s", KB_F32, KB_DIMS(), KB_CONST(3.14))),
+                     KB_INPUT("s", KB_F32, KB_SCALAR_DIMS, KB_CONST(3.14))),
            KB_OUTPUTS(KB_OUTPUT("C", KB_F32, KB_DIMS(M, N))),
            .flops = 1.0 * M * N)

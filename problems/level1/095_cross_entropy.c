@@ -27,6 +27,6 @@ KB_PROBLEM(.title = "CrossEntropyLoss",
             * losses; their rounding errors add, ~2^-24 (sqrt(C) + sqrt(N)) relative, so
             * terms = C + N (not N * C, which would let a mean over a subset of the rows pass
             * the strict bound). */
-           KB_OUTPUTS(KB_OUTPUT("loss", KB_F32, KB_DIMS(), .terms = BATCH + CLASSES)),
+           KB_OUTPUTS(KB_OUTPUT("loss", KB_F32, KB_SCALAR_DIMS, .terms = BATCH + CLASSES)),
            /* log_softmax (max, subtract, exp, sum, log, subtract) + the gathered mean */
            .flops = 7.0 * BATCH * CLASSES)

@@ -26,5 +26,5 @@ KB_PROBLEM(.title = "HuberLoss",
            KB_INPUTS(KB_INPUT("predictions", KB_F32, KB_DIMS(BATCH, DIM), KB_RAND),
                      KB_INPUT("targets", KB_F32, KB_DIMS(BATCH, DIM), KB_RAND)),
            /* the mean sums all 2^30 elementwise losses */
-           KB_OUTPUTS(KB_OUTPUT("loss", KB_F32, KB_DIMS(), .terms = (int64_t)BATCH * DIM)),
+           KB_OUTPUTS(KB_OUTPUT("loss", KB_F32, KB_SCALAR_DIMS, .terms = (int64_t)BATCH * DIM)),
            .flops = 5.0 * BATCH * DIM)

@@ -12,7 +12,7 @@
  * at ~350 TFLOP/s + ~0.55 ms softmax over the 1 GiB scores = ~3.6 ms, about half eager's time;
  * every unfused alternative that keeps fp32 accuracy is slower than 1.10x (SGEMM ~22 ms,
  * cuBLAS-emulated 3xTF32 ~12 ms), see ops/attention.cu. Memory: the scores are a 1 GiB counted
- * scratch that eager never materialises. Inputs 6.4 GB read, output 2.1 GB written (~2 ms).
+ * scratch that eager never materialises. Measured (op alone, H200): 5.25 ms TF32, 23.4 ms exact. Inputs 6.4 GB read, output 2.1 GB written (~2 ms).
  */
 #include "kb/ref.h"
 

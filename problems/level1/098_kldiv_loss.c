@@ -33,5 +33,5 @@ KB_PROBLEM(.title = "KLDivLoss",
            KB_INPUTS(KB_INPUT("predictions", KB_F32, KB_DIMS(BATCH, DIM), KB_RAND_SOFTMAX),
                      KB_INPUT("targets", KB_F32, KB_DIMS(BATCH, DIM), KB_RAND_SOFTMAX)),
            /* the sum runs over all 2^28 elementwise terms */
-           KB_OUTPUTS(KB_OUTPUT("loss", KB_F32, KB_DIMS(), .terms = (int64_t)BATCH * DIM)),
+           KB_OUTPUTS(KB_OUTPUT("loss", KB_F32, KB_SCALAR_DIMS, .terms = (int64_t)BATCH * DIM)),
            .flops = 5.0 * BATCH * DIM)

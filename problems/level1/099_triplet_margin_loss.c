@@ -32,5 +32,5 @@ KB_PROBLEM(.title = "TripletMarginLoss",
                      KB_INPUT("negative", KB_F32, KB_DIMS(BATCH, DIM), KB_RAND)),
            /* terms: each distance sums D = 8192 squares and the mean sums N = 32768 row losses;
             * their rounding errors add (as for L1/95), so terms = D + N, not N * D */
-           KB_OUTPUTS(KB_OUTPUT("loss", KB_F32, KB_DIMS(), .terms = BATCH + DIM)),
+           KB_OUTPUTS(KB_OUTPUT("loss", KB_F32, KB_SCALAR_DIMS, .terms = BATCH + DIM)),
            .flops = 6.0 * BATCH * DIM)

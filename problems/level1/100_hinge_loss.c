@@ -36,5 +36,5 @@ KB_PROBLEM(.title = "HingeLoss",
            KB_INPUTS(KB_INPUT("predictions", KB_F32, KB_DIMS(BATCH, DIM), KB_RAND),
                      KB_INPUT("targets", KB_F32, KB_DIMS(DIM), KB_SIGN)),
            /* the mean sums all 2^30 hinge terms */
-           KB_OUTPUTS(KB_OUTPUT("loss", KB_F32, KB_DIMS(), .terms = (int64_t)BATCH * DIM)),
+           KB_OUTPUTS(KB_OUTPUT("loss", KB_F32, KB_SCALAR_DIMS, .terms = (int64_t)BATCH * DIM)),
            .flops = 4.0 * BATCH * DIM)

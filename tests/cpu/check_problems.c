@@ -7,6 +7,8 @@
  *                                        under ROOT (ROOT/level1/019_relu.so -> level1/019_relu),
  *                                        that it exports only kb_problem_descriptor, that flops
  *                                        and bytes are positive, and print a table.
+ *   check_problems specs SO...           print every tensor of each descriptor (id, kind, name,
+ *                                        dtype, shape, generator), for tests/cpu/spec_match.py
  *   check_problems outcomes H5...        print "outcome<TAB>verdict<TAB>reasons<TAB>wall_s<TAB>detail"
  *                                        of each compile.h5, one line per file.
  * Exit 0 if every object / artifact could be checked and passed, 1 otherwise.
@@ -90,8 +92,40 @@ static int print_outcome(const char *path)
     return rc != 0;
 }
 
+/* One line per tensor: id, kind (input/param/output), name, dtype, shape (comma-separated, "" for
+ * 0-d), generator kind -- what tests/cpu/spec_match.py compares with the problem's .py. */
+static int print_specs(const char *so)
+{
+    kb_err err = {0};
+    void *h = NULL;
+    const kb_problem *p = kb_problem_load(so, &h, &err);
+    if (!p) {
+        printf("FAIL\t%s\t%s\n", so, err.msg);
+        return 1;
+    }
+    static const char *dt[] = {"float32", "float16", "bfloat16", "float64", "int64", "int32", "bool"};
+    for (uint32_t k = 0; k < 2; k++) {
+        uint32_t n = k ? p->n_outputs : p->n_inputs;
+        const kb_tensor_spec *t = k ? p->outputs : p->inputs;
+        for (uint32_t i = 0; i < n; i++) {
+            printf("%s\t%s\t%s\t%s\t", p->id, k ? "output" : t[i].role == KB_ROLE_PARAM ? "param" : "input",
+                   t[i].name, (unsigned)t[i].dtype < 7 ? dt[t[i].dtype] : "?");
+            for (int d = 0; d < t[i].ndim; d++)
+                printf("%s%lld", d ? "," : "", (long long)t[i].shape[d]);
+            printf("\t%d\n", (int)t[i].gen.kind);
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "specs")) {
+        int bad = 0;
+        for (int i = 2; i < argc; i++)
+            bad |= print_specs(argv[i]);
+        return bad;
+    }
     if (argc >= 3 && !strcmp(argv[1], "problems")) {
         int bad = 0;
         for (int i = 3; i < argc; i++)
@@ -104,6 +138,6 @@ int main(int argc, char **argv)
             bad |= print_outcome(argv[i]);
         return bad;
     }
-    fprintf(stderr, "usage: check_problems problems ROOT SO... | check_problems outcomes H5...\n");
+    fprintf(stderr, "usage: check_problems problems ROOT SO... | check_problems specs SO... | check_problems outcomes H5...\n");
     return 2;
 }

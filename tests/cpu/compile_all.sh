@@ -3,7 +3,7 @@
 # compiles as expected. Run from the repository root with BUILD set (make test-sh does both);
 # needs $BUILD/bin/kb-compile, the problem objects (make problems) and nvcc, no GPU.
 #
-# 1. Problems: every problems/levelN/NNN_name.cu of config.mk's LEVELS has its object
+# 1. Problems: every problems/levelN/NNN_name.c of config.mk's LEVELS has its object
 #    $BUILD/problems/levelN/NNN_name.so, which dlopens (libkbops.so found through its rpath),
 #    exports only kb_problem_descriptor, validates (lib/problem_load.c) and carries its own id.
 #    The checker is tests/cpu/check_problems.c, built by the Makefile's test rule.
@@ -48,11 +48,11 @@ EOF
 sos=()
 n_src=0
 for lv in $levels; do
-    for src in problems/"$lv"/[0-9][0-9][0-9]_*.cu; do
+    for src in problems/"$lv"/[0-9][0-9][0-9]_*.c; do
         [ -e "$src" ] || continue
         n_src=$((n_src + 1))
         id=${src#problems/}
-        id=${id%.cu}
+        id=${id%.c}
         so=$BUILD_ABS/problems/$id.so
         if [ -f "$so" ]; then
             sos+=("$so")

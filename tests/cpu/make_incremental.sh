@@ -12,8 +12,12 @@
 #   4. a knob of the compile stage (COMPILE_TIMEOUT=301) recompiles every cell, and going back
 #      to the default value recompiles them again (the stamp holds the value, not a date);
 #   5. GPU stages, without a GPU: the committed artifacts of results/h200/artifacts (if that
-#      directory exists) are copied in and touched newer than everything; `make -n all` must then
-#      list no stage command. Skipped with a message while results/h200/artifacts does not exist.
+#      directory exists) are copied in and touched newer than everything; `make -n all` (over the
+#      problems the archive covers) must then list no stage command;
+#   6. op-library edits by content: a comment in ops/pool.cu rebuilds the library but queues no
+#      stage; a code change there queues the pooling problems' stages only; touching the
+#      op-library headers recompiles no submission, touching kb/submission.h recompiles all.
+#      5 and 6 are skipped with a message while results/h200/artifacts does not exist.
 set -uo pipefail
 # `make -n all` here is a plan, not a run: no GPU needed (the Makefile's up-front GPU check off)
 export KB_SKIP_GPU_CHECK=1
@@ -123,13 +127,49 @@ if [ -d results/h200/artifacts ]; then
     # (sanity-check.h5) a few nanoseconds newer than its dependant (verify-distributions.h5)
     stamp=$(date +%Y%m%d%H%M.%S)
     find artifacts -type f -exec touch -t "$stamp" {} +
-    mk -n all >"$tmp/5.log" 2>&1
-    stages=$(grep -E 'kb-(compile|sanity-check|verify-distributions|memory-profile|baseline-time) ' "$tmp/5.log" || true)
+    # the problems the archive covers (it predates the others)
+    ARCHIVED=$(ls artifacts/paper/baseline/level1 | sed 's|^|level1/|' | paste -sd, -)
+    stage_cmds() { grep -E 'kb-(compile|sanity-check|verify-distributions|memory-profile|baseline-time) ' "$1" || true; }
+    mk -n all PROBLEM="$ARCHIVED" >"$tmp/5.log" 2>&1
+    stages=$(stage_cmds "$tmp/5.log")
     if [ -n "$stages" ]; then
         FAIL "with up-to-date artifacts, make -n all would still run $(echo "$stages" | wc -l) stage commands:"
         echo "$stages" | head -5 | sed 's/^/    /'
     fi
     echo "5. make -n all on results/h200/artifacts: $(echo -n "$stages" | grep -c . || true) stage commands"
+
+    # ---- 6. op-library edits re-run what their content changes, nothing else ------------------------
+    # (a) a comment in ops/pool.cu: the library is rebuilt, no stage re-runs
+    sleep 1.1
+    sed -i '1i /* a comment added by make_incremental.sh */' ops/pool.cu
+    mk build >"$tmp/6a-build.log" 2>&1 || FAIL "make build after a comment in ops/pool.cu failed"
+    grep -q "ops/pool.cu" "$tmp/6a-build.log" || FAIL "a comment in ops/pool.cu did not rebuild pool.o"
+    mk -n all PROBLEM="$ARCHIVED" >"$tmp/6a.log" 2>&1
+    stages=$(stage_cmds "$tmp/6a.log")
+    [ -z "$stages" ] || { FAIL "a comment in ops/pool.cu queues $(echo "$stages" | wc -l) stage commands:"; echo "$stages" | head -3; }
+    echo "6a. a comment in ops/pool.cu: library rebuilt, $(echo -n "$stages" | grep -c . || true) stage commands queued"
+    # (b) a code change in ops/pool.cu: only the pooling problems' baselines and cells
+    sleep 1.1
+    sed -i '1i #define KB_MAKE_INCREMENTAL_EDIT 1' ops/pool.cu
+    mk build >"$tmp/6b-build.log" 2>&1 || FAIL "make build after a code edit in ops/pool.cu failed"
+    mk -n all PROBLEM="$ARCHIVED" >"$tmp/6b.log" 2>&1
+    stages=$(stage_cmds "$tmp/6b.log")
+    others=$(grep -v 'maxpool' <<< "$stages" | grep -c . || true)
+    pool=$(grep -c 'maxpool' <<< "$stages" || true)
+    [ "$pool" -gt 0 ] && [ "$others" = 0 ] ||
+        { FAIL "a code edit in ops/pool.cu queues $pool pooling and $others other stage commands"; grep -v maxpool <<< "$stages" | head -3; }
+    echo "6b. a code edit in ops/pool.cu: $pool stage commands queued, all for the pooling problems ($others others)"
+    # (c) headers a submission does not include do not recompile it
+    sleep 1.1
+    touch include/kb/ops.h include/kb/problem.h include/kb/ref.h include/kb/ref/pool.h
+    mk -n compile >"$tmp/6c.log" 2>&1
+    n=$(grep -c 'bin/kb-compile ' "$tmp/6c.log" || true)
+    [ "$n" = 0 ] || FAIL "touching the op-library headers queues $n submission compiles (they include only kb/submission.h)"
+    touch include/kb/submission.h
+    mk -n compile >"$tmp/6d.log" 2>&1
+    n2=$(grep -c 'bin/kb-compile ' "$tmp/6d.log" || true)
+    [ "$n2" = "$cells" ] || FAIL "touching kb/submission.h queues $n2 compiles, want all $cells"
+    echo "6c. op-library headers touched: $n submissions recompile; kb/submission.h touched: $n2"
 else
     echo "5. SKIPPED: results/h200/artifacts does not exist yet (the GPU-stage check needs committed artifacts)"
 fi

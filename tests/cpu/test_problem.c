@@ -84,8 +84,8 @@ static void m_bernoulli_big(fixture *f) { f->in[1].gen.a = 1.5; }
 static void m_bernoulli_nan(fixture *f) { f->in[1].gen.a = NAN; }
 static void m_const_nan(fixture *f) { f->in[4].gen.a = NAN; }
 static void m_no_outputs(fixture *f) { f->p.n_outputs = 0; }
-static void m_many_outputs(fixture *f) { f->p.n_outputs = 5; }
-static void m_many_inputs(fixture *f) { f->p.n_inputs = 61; }
+static void m_many_outputs(fixture *f) { f->p.n_outputs = KB_PROBLEM_MAX_OUTPUTS + 1; }
+static void m_many_inputs(fixture *f) { f->p.n_inputs = KB_PROBLEM_MAX_INPUTS + 1; }
 static void m_null_inputs(fixture *f) { f->p.inputs = NULL; }
 static void m_null_outputs(fixture *f) { f->p.outputs = NULL; }
 
@@ -117,8 +117,8 @@ static const bad_case bad_cases[] = {
     {"bernoulli p NaN", m_bernoulli_nan, {"mask", "bernoulli", "nan"}},
     {"const NaN", m_const_nan, {"eps", "const", "finite"}},
     {"no outputs", m_no_outputs, {"0 outputs"}},
-    {"5 outputs", m_many_outputs, {"5 outputs"}},
-    {"61 inputs", m_many_inputs, {"61 inputs"}},
+    {"65 outputs", m_many_outputs, {"65 outputs"}},
+    {"65537 inputs", m_many_inputs, {"65537 inputs"}},
     {"inputs pointer NULL", m_null_inputs, {"level1/999_test", "inputs"}},
     {"outputs pointer NULL", m_null_outputs, {"level1/999_test", "outputs"}},
 };
@@ -153,6 +153,35 @@ static void test_validate(void **state)
     for (int d = 0; d < KB_MAX_DIMS; d++)
         f.in[0].shape[d] = 2;
     KBT_CHECK(kb_problem_validate(&f.p, &err) == 0, "8 dimensions fail: %s", err.msg);
+    /* any number of tensors: a Level-3 model has hundreds of parameters (ResNet-101 ~300) */
+    enum { MANY = 600 };
+    static kb_tensor_spec many[MANY];
+    static char names[MANY][16];
+    for (int i = 0; i < MANY; i++) {
+        snprintf(names[i], sizeof names[i], "layer%d.weight", i);
+        kb_tensor_spec t = {names[i], KB_F32, KB_SHAPE(64, 64), i ? KB_ROLE_PARAM : KB_ROLE_INPUT,
+                            {KB_GEN_KAIMING_UNIFORM, 64, 0}, 0};
+        many[i] = t;
+    }
+    make_good(&f);
+    f.p.n_inputs = MANY;
+    f.p.inputs = many;
+    KBT_CHECK(kb_problem_validate(&f.p, &err) == 0, "%d tensors fail: %s", MANY, err.msg);
+    /* the structured generators: fp32, square matrices where they need them */
+    make_good(&f);
+    f.in[2].gen.kind = KB_GEN_RAND_TRIU; /* weight (64, 3, 3, 3): square last dims */
+    KBT_CHECK(kb_problem_validate(&f.p, &err) == 0, "triu on a square matrix fails: %s", err.msg);
+    f.in[0].gen.kind = KB_GEN_RAND_SYMMETRIC; /* x (4096, 393216): not square */
+    KBT_CHECK(kb_problem_validate(&f.p, &err) == -1 && strstr(err.msg, "square"), "symmetric non-square: %s", err.msg);
+    make_good(&f);
+    f.in[3].gen.kind = KB_GEN_RAND_SOFTMAX; /* targets: int64 */
+    KBT_CHECK(kb_problem_validate(&f.p, &err) == -1 && strstr(err.msg, "fp32"), "softmax on int64: %s", err.msg);
+    /* bytes: the descriptor's, or every tensor once where it leaves them 0 */
+    make_good(&f);
+    KBT_CHECK(kb_problem_bytes(&f.p) == 2.0, "bytes %g, the descriptor says 2", kb_problem_bytes(&f.p));
+    f.p.bytes = 0;
+    KBT_CHECK(kb_problem_bytes(&f.p) == (double)kb_problem_resident_bytes(&f.p), "default bytes %g",
+              kb_problem_bytes(&f.p));
     print_message("validate: the good descriptor passes; %zu malformed variants fail naming the field\n",
                   sizeof bad_cases / sizeof bad_cases[0]);
 }

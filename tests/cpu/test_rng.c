@@ -742,6 +742,47 @@ static void test_draw_integers_untouched(void **state)
     print_message("draws: i64/i32/bool tensors ignore scale -3, zero_fraction 0.5 and the override; floats take it\n");
 }
 
+/* The structured generators: what a KernelBench get_inputs() does to torch.rand, element by
+ * element (the softmax rows' normalisation is the device generator's second pass). */
+static void test_structured(void **state)
+{
+    (void)state;
+    kb_tensor_spec sp = {"A", KB_F32, KB_SHAPE(3, 8, 8), KB_ROLE_INPUT, {KB_GEN_RAND_SYMMETRIC, 0, 0}, 0};
+    kb_draw d = {11, 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
+    kb_gen g = kb_gen_resolve(&sp);
+    KBT_CHECK(g.a == 8, "resolved last dimension %g", g.a);
+    int asym = 0, zeros_ok = 1, scaled_ok = 1;
+    for (uint64_t b = 0; b < 3; b++)
+        for (uint64_t r = 0; r < 8; r++)
+            for (uint64_t c = 0; c < 8; c++) {
+                uint64_t i = b * 64 + r * 8 + c, j = b * 64 + c * 8 + r;
+                double v = kb_draw_value(&d, g, KB_F32, 2, i), w = kb_draw_value(&d, g, KB_F32, 2, j);
+                asym += v != w || !(v >= 0 && v < 1);
+            }
+    KBT_CHECK(asym == 0, "%d elements of the symmetric draw break A == A.T or [0,1)", asym);
+    kb_gen tu = {KB_GEN_RAND_TRIU, 8, 0}, tl = {KB_GEN_RAND_TRIL, 8, 0}, sc = {KB_GEN_RAND_SCALED, 8, 0};
+    kb_gen plain = {KB_GEN_RAND, 0, 0};
+    double ratio = -1;
+    for (uint64_t r = 0; r < 8; r++)
+        for (uint64_t c = 0; c < 8; c++) {
+            uint64_t i = r * 8 + c;
+            double u = kb_draw_value(&d, tu, KB_F32, 4, i), l = kb_draw_value(&d, tl, KB_F32, 4, i);
+            double base = kb_draw_value(&d, plain, KB_F32, 4, i);
+            zeros_ok &= (c < r ? u == 0 : u == base) && (c > r ? l == 0 : l == base);
+            double s = kb_draw_value(&d, sc, KB_F32, 4, i) / base;
+            if (ratio < 0)
+                ratio = s;
+            scaled_ok &= fabs(s - ratio) < 1e-6 && s >= 0 && s < 1;
+        }
+    KBT_CHECK(zeros_ok, "triu / tril: the other triangle is not zero or the kept one is not the plain draw");
+    KBT_CHECK(scaled_ok, "scaled: not one common factor in [0,1) (first %g)", ratio);
+    /* under a distribution that overrides the generator, the structure stays */
+    kb_draw n = {11, 3.0, 1, {KB_GEN_RANDN, 0, 0}, 0.0};
+    KBT_CHECK(kb_draw_value(&n, g, KB_F32, 2, 1) == kb_draw_value(&n, g, KB_F32, 2, 8), "symmetry lost under an override");
+    KBT_CHECK(kb_draw_value(&n, tu, KB_F32, 4, 8) == 0, "triu lost under an override");
+    print_message("structured: symmetric, triu, tril, scaled hold their structure, also under a distribution\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -760,6 +801,7 @@ int main(void)
         cmocka_unit_test(test_draw_scaling),
         cmocka_unit_test(test_draw_zero_fraction),
         cmocka_unit_test(test_draw_integers_untouched),
+        cmocka_unit_test(test_structured),
     };
     return cmocka_run_group_tests_name("rng", tests, NULL, NULL);
 }

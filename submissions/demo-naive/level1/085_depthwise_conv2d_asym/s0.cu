@@ -15,6 +15,8 @@
  * load/issue throughput rather than DRAM; expect roughly PyTorch's native kernel's time
  * (2.30 ms eager on the H200), which does the same per-thread work.
  *
+ * Measured on an H200: 3.02 ms; output bitwise equal to ops/depthwise.cu's mirror of PyTorch's kernel.
+ *
  * Build (the compile stage's command, hidden visibility so only kb_forward is exported):
  *   nvcc -std=c++17 -O3 -gencode arch=compute_90,code=[sm_90,compute_90] -shared -cudart shared \
  *        -Xcompiler -fPIC,-fvisibility=hidden -I/work/main/include -o /tmp/x.so s0.cu

@@ -14,7 +14,7 @@
  *
  * Napkin math: 2 GEMMs x 1024 x 512 x 512 x 1024 x 2 = 1.10 TFLOP; a 64x64 SIMT tile reaches
  * ~20-25 TFLOP/s on an H200, so ~45-55 ms; softmax moves 2 GiB (~0.6 ms). Eager PyTorch (the
- * CUTLASS memory-efficient kernel on tensor cores, 3xTF32): 7.46 ms -- this sample is the
+ * CUTLASS memory-efficient kernel on tensor cores, 3xTF32): 7.46 ms; measured 60.5 ms -- this sample is the
  * slow, plain first version. Accuracy: fp32 accumulation over 1024 and 512 terms, ~1e-6
  * relative.
  *
