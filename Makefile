@@ -149,9 +149,7 @@ STAGE_BINS := $(CPU_STAGES:%=$(BIN)/kb-%) $(GPU_STAGES:%=$(BIN)/kb-%) $(GPU_TOOL
               $(BENCHES:%=$(BIN)/kb-bench-%)
 
 PROBLEM_SRC := $(sort $(wildcard $(LEVELS:%=problems/%/[0-9][0-9][0-9]_*.c)))
-# TRANSITION (removed when every problem is .c): problems not yet converted from .cu
-PROBLEM_CU := $(filter-out $(PROBLEM_SRC:.c=.cu),$(sort $(wildcard $(LEVELS:%=problems/%/[0-9][0-9][0-9]_*.cu))))
-PROBLEM_IDS := $(sort $(patsubst problems/%.c,%,$(PROBLEM_SRC)) $(patsubst problems/%.cu,%,$(PROBLEM_CU)))
+PROBLEM_IDS := $(patsubst problems/%.c,%,$(PROBLEM_SRC))
 PROBLEM_SOS := $(PROBLEM_IDS:%=$(BUILD)/problems/%.so)
 
 $(OBJ)/lib/%.o: lib/%.c $(wildcard lib/*.h include/kb/*.h) | deps-check
@@ -225,11 +223,6 @@ $(OBJ)/stages/%.o: stages/%.c $(wildcard lib/*.h gpu/*.h include/kb/*.h) | deps-
 $(OBJ)/problems/%.o: problems/%.c | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fvisibility=hidden -DKB_PROBLEM_ID='"$*"' -MMD -MP -c $< -o $@
-
-$(PROBLEM_CU:problems/%.cu=$(BUILD)/problems/%.so): $(BUILD)/problems/%.so: problems/%.cu $(LIBKBOPS) $(wildcard include/kb/*.h)
-	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -shared -cudart shared -Xcompiler -fvisibility=hidden -o $@ $< \
-	  -L$(LIBD) -lkbops -Xlinker -rpath,'$$ORIGIN/../../lib'
 
 $(BUILD)/problems/%.so: $(OBJ)/problems/%.o | $(LIBKBOPS)
 	@mkdir -p $(@D)

@@ -26,6 +26,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "kb/ops.h"
 #include "kb/ref.h"
@@ -505,26 +506,50 @@ __device__ __forceinline__ uint32_t div_q(const IntDivider &d, uint32_t n)
     return (__umulhi(n, d.m1) + n) >> d.shift;
 }
 
+/* OffsetCalculator<4, uint32_t> (OffsetCalculator.cuh): per dimension an IntDivider and the
+ * four operands' byte strides, walked by PyTorch's loop over MAX_DIMS (25) with an early break.
+ * Kept generic (strides as data, not constants) because that integer work is part of what the
+ * eager kernel costs. */
+constexpr int kMaxDims = 25;
+struct OffsetCalc {
+    int dims;
+    IntDivider sizes[kMaxDims];
+    uint32_t strides[kMaxDims][4];
+};
+
+__device__ __forceinline__ void offsets_of(const OffsetCalc &oc, uint32_t linear, uint32_t off[4])
+{
+#pragma unroll
+    for (int arg = 0; arg < 4; arg++)
+        off[arg] = 0;
+#pragma unroll
+    for (int dim = 0; dim < kMaxDims; ++dim) {
+        if (dim == oc.dims)
+            break;
+        const uint32_t q = div_q(oc.sizes[dim], linear);
+        const uint32_t mod = linear - q * oc.sizes[dim].divisor;
+        linear = q;
+#pragma unroll
+        for (int arg = 0; arg < 4; arg++)
+            off[arg] += mod * oc.strides[dim][arg];
+    }
+}
+
 template <bool AFFINE>
 __global__ __launch_bounds__(kEltThreads, 4) void broadcast_rows_legacy_kernel(
-    int numel, IntDivider d_len, IntDivider d_rows, const char *__restrict__ x, const char *__restrict__ a,
-    const char *__restrict__ b, char *__restrict__ y)
+    int numel, OffsetCalc oc, char *__restrict__ y, const char *__restrict__ x, const char *__restrict__ a,
+    const char *__restrict__ b)
 {
     int idx = kEltThreads * kEltUnroll * (int)blockIdx.x + (int)threadIdx.x;
 #pragma unroll
     for (int u = 0; u < kEltUnroll; u++) {
         if (idx < numel) {
-            /* OffsetCalculator<4>::get(idx): dim 0 (len, stride 4 / 0 / 0 / 4 bytes), dim 1 (rows) */
-            const uint32_t q0 = div_q(d_len, (uint32_t)idx);
-            const uint32_t j = (uint32_t)idx - q0 * d_len.divisor;
-            const uint32_t q1 = div_q(d_rows, q0);
-            const uint32_t row = q0 - q1 * d_rows.divisor;
-            const uint32_t xy_off = j * 4u + row * (d_len.divisor * 4u);
-            const uint32_t ab_off = row * 4u;
-            const float v = *reinterpret_cast<const float *>(x + xy_off);
-            const float av = *reinterpret_cast<const float *>(a + ab_off);
-            const float bv = *reinterpret_cast<const float *>(b + ab_off);
-            *reinterpret_cast<float *>(y + xy_off) = AFFINE ? av * v + bv : (v - av) * bv;
+            uint32_t off[4]; /* y, x, a, b */
+            offsets_of(oc, (uint32_t)idx, off);
+            const float v = *reinterpret_cast<const float *>(x + off[1]);
+            const float av = *reinterpret_cast<const float *>(a + off[2]);
+            const float bv = *reinterpret_cast<const float *>(b + off[3]);
+            *reinterpret_cast<float *>(y + off[0]) = AFFINE ? av * v + bv : (v - av) * bv;
             idx += kEltThreads;
         }
     }
@@ -571,9 +596,19 @@ static int launch_pieces(kb_ctx *ctx, const float *x, const float *a, const floa
     const int64_t numel = rows * len;
     const int64_t per_block = kEltThreads * kEltUnroll;
     const unsigned blocks = (unsigned)((numel + per_block - 1) / per_block);
-    broadcast_rows_legacy_kernel<AFFINE><<<blocks, kEltThreads, 0, s>>>(
-        (int)numel, make_divider((uint32_t)len), make_divider((uint32_t)rows), (const char *)x, (const char *)a,
-        (const char *)b, (char *)y);
+    OffsetCalc oc;
+    memset(&oc, 0, sizeof oc);
+    oc.dims = 2; /* dim 0: along a row (len), dim 1: the rows; operands y, x, a, b */
+    oc.sizes[0] = make_divider((uint32_t)len);
+    oc.sizes[1] = make_divider((uint32_t)rows);
+    const uint32_t row_bytes = (uint32_t)(len * 4);
+    const uint32_t s0[4] = {4, 4, 0, 0}, s1[4] = {row_bytes, row_bytes, 4, 4};
+    for (int arg = 0; arg < 4; arg++) {
+        oc.strides[0][arg] = s0[arg];
+        oc.strides[1][arg] = s1[arg];
+    }
+    broadcast_rows_legacy_kernel<AFFINE><<<blocks, kEltThreads, 0, s>>>((int)numel, oc, (char *)y, (const char *)x,
+                                                                        (const char *)a, (const char *)b);
     KB_OP_LAUNCHED(ctx);
     return 0;
 }

@@ -22,7 +22,8 @@
  *   in chunks of 65535 frames (offsetZ). The frame decode is unsigned 32-bit, the (n, c) volume
  *   offset 64-bit, offsets inside a volume int (PyTorch's types); this file switches to all-64-bit
  *   above 2^31 elements per volume (PyTorch would overflow there). Same NaN rule, int64 indices
- *   (t * H * W + h * W + w) to counted scratch.
+ *   (t * H * W + h * W + w) to counted scratch. The kernel is PyTorch's line for line: a tidier
+ *   version with the same arithmetic measured 11% slower on L1/43 (4.35 vs 3.91 ms).
  *
  * avg_pool2d (and avg_pool1d = avg_pool2d on the (N, C, 1, L) view, kernel (1, k), Pooling.cpp):
  *   AveragePool2d.cu avg_pool2d_out_cuda_frame, one thread per output, 1024 threads per block
@@ -159,8 +160,82 @@ avg_pool2d_forward_nchw(const index_t nthreads, const float *bottom, const int64
 
 /* ---- max_pool3d: max_pool3d_with_indices_single_out_frame ------------------------------------- */
 
-/* NARROW: PyTorch's types (int extents and in-volume offsets, unsigned frame decode, 64-bit
- * volume offset); else everything 64-bit. */
+/* PyTorch's kernel as it is (int arguments, the channels-last decode and bounds checks kept although
+ * this file only passes channels_last = false): measured on the H200, this exact shape runs L1/43
+ * in 3.91 ms like eager, while a tidier version with the same arithmetic compiled to code 11%
+ * slower (4.35 ms), so the shape is kept for speed fidelity. */
+__global__ void max_pool3d_forward_pt(const float *inputData, float *outputData, int64_t *indicesData, int features,
+                                      int itime, int iheight, int iwidth, int obatch, int otime, int oheight,
+                                      int owidth, int kT, int kH, int kW, int dT, int dH, int dW, int pT, int pH,
+                                      int pW, int dilationT, int dilationH, int dilationW, int offsetZ,
+                                      bool channels_last)
+{
+    int oColumn = blockIdx.x * blockDim.x + threadIdx.x;
+    int oRow = blockIdx.y * blockDim.y + threadIdx.y;
+    int oFrame = 0;
+    int64_t slice = 0;
+    int batch = 0;
+    int channel = 0;
+    if (!channels_last) {
+        oFrame = (blockIdx.z * blockDim.z + threadIdx.z + offsetZ) % otime;
+        slice = (blockIdx.z * blockDim.z + threadIdx.z + offsetZ) / otime;
+    } else {
+        channel = (blockIdx.z * blockDim.z + threadIdx.z + offsetZ) % features;
+        slice = (blockIdx.z * blockDim.z + threadIdx.z + offsetZ) / features;
+        batch = slice / otime;
+        oFrame = slice % otime;
+    }
+    if (oRow < oheight && oColumn < owidth && oFrame < otime && channel < features && batch < obatch) {
+        int tStart = oFrame * dT - pT;
+        int hStart = oRow * dH - pH;
+        int wStart = oColumn * dW - pW;
+        const int tEnd = min_int(tStart + (kT - 1) * dilationT + 1, itime);
+        const int hEnd = min_int(hStart + (kH - 1) * dilationH + 1, iheight);
+        const int wEnd = min_int(wStart + (kW - 1) * dilationW + 1, iwidth);
+        while (tStart < 0)
+            tStart += dilationT;
+        while (hStart < 0)
+            hStart += dilationH;
+        while (wStart < 0)
+            wStart += dilationW;
+        int64_t maxIndex = tStart * iheight * iwidth + hStart * iwidth + wStart;
+        if (!channels_last)
+            inputData += slice * itime * iheight * iwidth;
+        else
+            inputData += ((int64_t)batch * itime * iheight * iwidth * features) + channel;
+        float maxval = -INFINITY;
+        for (int t = tStart; t < tEnd; t += dilationT) {
+            for (int h = hStart; h < hEnd; h += dilationH) {
+                for (int w = wStart; w < wEnd; w += dilationW) {
+                    float val;
+                    const int index = t * iheight * iwidth + h * iwidth + w;
+                    if (!channels_last) {
+                        val = inputData[index];
+                    } else {
+                        const int64_t index_channels_last = (int64_t)index * features;
+                        val = inputData[index_channels_last];
+                    }
+                    if (maxval < val || isnan(val)) {
+                        maxval = val;
+                        maxIndex = index;
+                    }
+                }
+            }
+        }
+        int64_t out_index;
+        if (!channels_last)
+            out_index = slice * otime * oheight * owidth + oFrame * oheight * owidth + oRow * owidth + oColumn;
+        else
+            out_index = ((int64_t)batch * otime * oheight * owidth + oFrame * oheight * owidth + oRow * owidth + oColumn) *
+                            features + channel;
+        outputData[out_index] = maxval;
+        indicesData[out_index] = maxIndex;
+    }
+}
+
+/* Above 2^31 elements per volume or frames (PyTorch would overflow its int offsets): the same
+ * algorithm with every index 64-bit (NARROW = false; NARROW = true is PyTorch's int arithmetic in
+ * tidier form, unused: see max_pool3d_forward_pt). */
 template <bool NARROW>
 __global__ void max_pool3d_forward(const float *input, float *output, int64_t *indices, int64_t itime_,
                                    int64_t iheight_, int64_t iwidth_, int64_t otime_, int64_t oheight_,
@@ -467,7 +542,8 @@ extern "C" int kb_op_max_pool3d(kb_ctx *ctx, const kb_pool3d_desc *d, const floa
     }
     const int64_t in_vol = d->in_d * d->in_h * d->in_w, out_vol = o[0] * o[1] * o[2];
     int64_t totalZ = o[0] * d->channels * d->batch;
-    const bool narrow = in_vol <= INT32_MAX && out_vol <= INT32_MAX && totalZ <= (int64_t)UINT32_MAX;
+    const bool narrow = in_vol <= INT32_MAX && out_vol <= INT32_MAX && totalZ <= INT32_MAX && d->channels <= INT32_MAX &&
+                        d->batch <= INT32_MAX;
     const dim3 block(32, 8, 1);
     cudaStream_t s = kb_ctx_stream(ctx);
     cudaError_t err = cudaSuccess;
@@ -475,10 +551,11 @@ extern "C" int kb_op_max_pool3d(kb_ctx *ctx, const kb_pool3d_desc *d, const floa
         const dim3 grid((unsigned)((o[2] + 31) / 32), (unsigned)((o[1] + 7) / 8),
                         (unsigned)(totalZ > kStepZ ? kStepZ : totalZ));
         if (narrow)
-            max_pool3d_forward<true><<<grid, block, 0, s>>>(
-                x, y, mask, d->in_d, d->in_h, d->in_w, o[0], o[1], o[2], d->kernel[0], d->kernel[1], d->kernel[2],
-                d->stride[0], d->stride[1], d->stride[2], d->pad[0], d->pad[1], d->pad[2], d->dilation[0],
-                d->dilation[1], d->dilation[2], offsetZ);
+            max_pool3d_forward_pt<<<grid, block, 0, s>>>(
+                x, y, mask, (int)d->channels, (int)d->in_d, (int)d->in_h, (int)d->in_w, (int)d->batch, (int)o[0],
+                (int)o[1], (int)o[2], d->kernel[0], d->kernel[1], d->kernel[2], d->stride[0], d->stride[1],
+                d->stride[2], d->pad[0], d->pad[1], d->pad[2], d->dilation[0], d->dilation[1], d->dilation[2],
+                (int)offsetZ, /*channels_last=*/false);
         else
             max_pool3d_forward<false><<<grid, block, 0, s>>>(
                 x, y, mask, d->in_d, d->in_h, d->in_w, o[0], o[1], o[2], d->kernel[0], d->kernel[1], d->kernel[2],
