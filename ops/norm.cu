@@ -1,5 +1,12 @@
 /*
- * ops/norm.cu -- kb_op_layer_norm: nn.LayerNorm over the last N elements of each of M rows
+ * ops/norm.cu -- the normalisation ops: kb_op_layer_norm (here, first), the native batch norm
+ * and group norm kernels (kb_op_batch_norm_native_train, kb_op_group_norm, further down) and the
+ * tensor-level kb_batch_norm_train / kb_instance_norm / kb_group_norm / kb_layer_norm
+ * (kb/ref/norm.h) at the end. Measured on the H200 against eager PyTorch 2.11 (ms):
+ * InstanceNorm L1/34 8.36 vs 8.45, GroupNorm L1/35 9.11 vs 9.26 (a throw-away harness, full
+ * shapes, median of 5; max |error| vs fp64 2e-7 / 4e-7).
+ *
+ * kb_op_layer_norm: nn.LayerNorm over the last N elements of each of M rows
  * (see kb/ops.h), as eager PyTorch's LayerNormKernelImplInternal (ATen/native/cuda/
  * layer_norm_kernel.cu) runs it for fp32:
  *
@@ -483,7 +490,7 @@ __global__ void gn_fused_params_kernel(int64_t N, int64_t C, int64_t group, cons
  * along its largest dimension (with_32bit_indexing) until every byte offset fits in int32, so
  * the 7 GiB GroupNorm output is 4 launches of 1792 rows; the base pointer of each piece is
  * 64-bit. This per-element index arithmetic is what makes eager's pass slower than a row-wise
- * kernel (measured: a row-per-grid.y variant ran GroupNorm in 8.07 ms against eager's 9.26). */
+ * kernel: a row-per-grid.y variant ran GroupNorm in 8.07 ms, this mirror 9.11, eager 9.26. */
 struct IntDivider {
     uint32_t divisor, m1, shift; /* n / d = (umulhi(n, m1) + n) >> shift, for n, d < 2^31 */
 };
