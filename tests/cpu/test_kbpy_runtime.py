@@ -138,6 +138,34 @@ class Bind(unittest.TestCase):
         self.assertEqual(target([])._bind(nn.ReLU()), "")
 
 
+class Scalars(unittest.TestCase):
+    """A forward() argument that get_inputs() gives as a Python number reaches the model as that
+    number (KernelBench's L1/5 `A * s`), refreshed from the harness's 0-d tensor before a call."""
+
+    def test_number_arguments(self):
+        spec = types.SimpleNamespace(get_inputs=lambda: [torch.rand(4, 3), 3.14, 7])
+        t = target([])
+        t.spec = spec
+        t.inputs = [("A", torch.zeros(4, 3)), ("s", torch.tensor(3.14)), ("k", torch.tensor(7.0))]
+        t.scalars = t._scalar_arguments()
+        self.assertEqual(t.scalars, {1: float, 2: int})
+        t.args = [x for _, x in t.inputs]
+        t.ext_calls = [0]
+        t.inputs[1][1].fill_(2.5)  # a re-draw in the harness's tensor
+        t.before_call()
+        self.assertIsInstance(t.args[1], float)
+        self.assertEqual(t.args[1], 2.5)
+        self.assertEqual(t.args[2], 7)
+        self.assertIs(t.args[0], t.inputs[0][1])  # tensors stay the harness's
+
+    def test_tensor_arguments_stay(self):
+        spec = types.SimpleNamespace(get_inputs=lambda: [torch.rand(2), torch.rand(())])
+        t = target([])
+        t.spec = spec
+        t.inputs = [("x", torch.zeros(2)), ("s", torch.tensor(1.0))]
+        self.assertEqual(t._scalar_arguments(), {})
+
+
 class Collect(unittest.TestCase):
     def test_wrong_count_shape_dtype(self):
         t = target([], [("y", torch.zeros(2, 3))])
