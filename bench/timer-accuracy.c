@@ -94,7 +94,7 @@ int main(int argc, char **argv)
                     clk[nc++] = r.samples[i].clock_avg_mhz;
             }
             /* each timer's reported statistic: paper = mean; robust = median - overhead */
-            double m = k ? kb_median(ev, ne) - r.overhead_ms * 1000.0 : kb_mean(ev, ne);
+            double m = k ? kb_median(ev, ne) - r.overhead_ms * 1000.0 : kb_stats_mean(ev, ne);
             kb_summary cs;
             kb_summarize(clk, nc, &cs);
             char line[256];

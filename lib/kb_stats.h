@@ -30,7 +30,7 @@ void kb_summarize(const double *x, size_t n, kb_summary *out);
 /* Quantile q in [0,1] with linear interpolation between order statistics (numpy's default). */
 double kb_quantile(const double *x, size_t n, double q);
 double kb_median(const double *x, size_t n);
-double kb_mean(const double *x, size_t n);
+double kb_stats_mean(const double *x, size_t n);
 
 /* Geometric mean of the positive finite values; NaN if there are none. */
 double kb_geomean(const double *x, size_t n);

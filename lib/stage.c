@@ -173,7 +173,7 @@ double kb_timing_reported_ms(const kb_msg_time *req, const kb_msg_timed *h, cons
     double *ev = included_event_ms(h, s, &k);
     if (!ev)
         return NAN;
-    double v = kb_mean(ev, k);
+    double v = kb_stats_mean(ev, k);
     if (req->timer == KB_TIMER_ROBUST) {
         v = kb_median(ev, k) - h->overhead_ms;
         if (v < KB_EVENT_RESOLUTION_MS) /* NaN stays NaN */

@@ -52,7 +52,7 @@ double kb_quantile(const double *x, size_t n, double q)
 
 double kb_median(const double *x, size_t n) { return kb_quantile(x, n, 0.5); }
 
-double kb_mean(const double *x, size_t n)
+double kb_stats_mean(const double *x, size_t n)
 {
     double sum = 0.0;
     size_t m = 0;
