@@ -218,6 +218,18 @@ struct OpSub : Binary {
 struct OpMul : Binary {
     __device__ float operator()(float a, float b) const { return a * b; }
 };
+/* float * bool (L1/93's x * mask): TensorIterator promotes to float and casts the bool operand
+ * inside the kernel ("dynamic casting"), which keeps it off the vectorized path. */
+struct OpMulBool {
+    static constexpr int N = 2;
+    typedef float out_t;
+    typedef float in0_t;
+    typedef uint8_t in1_t;
+    typedef float in2_t;
+    __device__ float operator()(float a, uint8_t b) const { return a * (b ? 1.0f : 0.0f); }
+};
+template <typename Op> struct NeedsDynamicCast { static constexpr bool v = false; };
+template <> struct NeedsDynamicCast<OpMulBool> { static constexpr bool v = true; };
 struct OpDiv : Binary {
     __device__ float operator()(float a, float b) const { return a / b; }
 };
@@ -531,6 +543,8 @@ static int launch(kb_ctx *ctx, const Op &op, void *out, const int64_t *out_strid
         if (!scalar[k] && ((uintptr_t)p % (esize[k] * kThreadWork)) != 0)
             vec_ok = 0;
     }
+    if (NeedsDynamicCast<Op>::v)
+        vec_ok = 0;
     if (vec_ok) {
         VecArgs a;
         memset(&a, 0, sizeof a);
@@ -967,7 +981,14 @@ extern "C" int kb_op_unary(kb_ctx *ctx, kb_unary op, const float *x, float *y, i
 
 extern "C" kb_tensor kb_add(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b) { return ew2(r, out, "kb_add", OpAdd(), a, b); }
 extern "C" kb_tensor kb_sub(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b) { return ew2(r, out, "kb_sub", OpSub(), a, b); }
-extern "C" kb_tensor kb_mul(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b) { return ew2(r, out, "kb_mul", OpMul(), a, b); }
+extern "C" kb_tensor kb_mul(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b)
+{
+    if (a.dtype == KB_F32 && b.dtype == KB_BOOL)
+        return ew2(r, out, "kb_mul", OpMulBool(), a, b); /* x * mask promotes to float */
+    if (a.dtype == KB_BOOL && b.dtype == KB_F32)
+        return ew2(r, out, "kb_mul", OpMulBool(), b, a);
+    return ew2(r, out, "kb_mul", OpMul(), a, b);
+}
 extern "C" kb_tensor kb_div(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b) { return ew2(r, out, "kb_div", OpDiv(), a, b); }
 extern "C" kb_tensor kb_pow(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b) { return ew2(r, out, "kb_pow", OpPow(), a, b); }
 extern "C" kb_tensor kb_maximum(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b)

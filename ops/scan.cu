@@ -49,23 +49,26 @@ __global__ void scan_innermost_dim(float *__restrict__ tgt, const float *__restr
 {
     extern __shared__ float sbuf[];
     const Op op;
-    const int64_t ntx = (int64_t)1 << log_num_threads_x;
+    /* 32-bit arithmetic inside a row, as PyTorch's kernel (the host checks that rows and row_size
+     * fit in 32 bits, as check_fits_in_unsigned does); only a row's base offset is 64-bit. A 64-bit
+     * division in the Sklansky loop below cost this kernel 1.56x PyTorch's time on the H200. */
+    const uint32_t ntx = 1u << log_num_threads_x;
+    const uint32_t rows32 = (uint32_t)num_rows, n32 = (uint32_t)row_size;
     float *row_buf = sbuf + ntx * 2 * threadIdx.y;
 
-    for (int64_t block_row = (int64_t)blockIdx.x * blockDim.y; block_row < num_rows;
-         block_row += (int64_t)blockDim.y * gridDim.x) {
-        const int64_t row = block_row + threadIdx.y;
+    for (uint32_t block_row = blockIdx.x * blockDim.y; block_row < rows32; block_row += blockDim.y * gridDim.x) {
+        const uint32_t row = block_row + threadIdx.y;
         float block_total = init;
-        const float *row_src = src + row * row_size;
-        float *row_tgt = tgt + row * row_size;
-        const bool row_exists = row < num_rows;
+        const float *row_src = src + (int64_t)row * row_size;
+        float *row_tgt = tgt + (int64_t)row * row_size;
+        const bool row_exists = row < rows32;
 
-        for (int64_t block_col = 0; block_col < row_size; block_col += 2 * ntx) {
-            const int64_t col1 = block_col + threadIdx.x;
-            const int64_t col2 = block_col + ntx + threadIdx.x;
+        for (uint32_t block_col = 0; block_col < n32; block_col += 2 * ntx) {
+            const uint32_t col1 = block_col + threadIdx.x;
+            const uint32_t col2 = block_col + ntx + threadIdx.x;
             if (row_exists) {
-                row_buf[threadIdx.x] = col1 < row_size ? row_src[col1] : init;
-                row_buf[ntx + threadIdx.x] = col2 < row_size ? row_src[col2] : init;
+                row_buf[threadIdx.x] = col1 < n32 ? row_src[col1] : init;
+                row_buf[ntx + threadIdx.x] = col2 < n32 ? row_src[col2] : init;
                 /* The total of the previous chunks joins the chunk's first element. */
                 if (threadIdx.x == 0)
                     row_buf[0] = op(row_buf[0], block_total);
@@ -74,20 +77,20 @@ __global__ void scan_innermost_dim(float *__restrict__ tgt, const float *__restr
 
             /* Sklansky: at step s every element of the upper half of each 2s-group takes the
              * last element of its lower half. */
-            for (int64_t s = 1; s <= ntx; s <<= 1) {
+            for (uint32_t s = 1; s <= ntx; s <<= 1) {
                 if (row_exists) {
-                    const int64_t a = ((int64_t)threadIdx.x / s) * (2 * s) + s;
-                    const int64_t ti = a + ((int64_t)threadIdx.x % s);
-                    const int64_t si = a - 1;
+                    const uint32_t a = (threadIdx.x / s) * (2 * s) + s;
+                    const uint32_t ti = a + (threadIdx.x % s);
+                    const uint32_t si = a - 1;
                     row_buf[ti] = op(row_buf[ti], row_buf[si]);
                 }
                 __syncthreads();
             }
 
             if (row_exists) {
-                if (col1 < row_size)
+                if (col1 < n32)
                     row_tgt[col1] = row_buf[threadIdx.x];
-                if (col2 < row_size)
+                if (col2 < n32)
                     row_tgt[col2] = row_buf[ntx + threadIdx.x];
             }
             block_total = row_buf[2 * ntx - 1];

@@ -28,7 +28,7 @@ extern "C" {
 /* tensor (op) tensor, broadcasting */
 kb_tensor kb_add(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);
 kb_tensor kb_sub(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);
-kb_tensor kb_mul(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);
+kb_tensor kb_mul(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b); /* also float * bool -> float */
 kb_tensor kb_div(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);
 kb_tensor kb_pow(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);
 kb_tensor kb_maximum(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b); /* NaN propagates */
