@@ -21,6 +21,8 @@
 #   py4, py5, py6 (issue #11, session 5): the light builds' cost, both protocols, the GPU suite
 #   s6a (prepared in session 5 for the next): the TIMED-reply fix on its cell, PROBLEM= with progress
 #   s6b: the 100 Level-1 baselines against PyTorch eager (fidelity), one problem at a time
+#   s7a (prepared for session 7): make PROBLEM=level1/019 MODEL=demo-naive; fidelity of every
+#       problem, resumable (carry the previous call's $OUT/fidelity.tgz as .h200-carry/fidelity.tgz)
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -259,5 +261,23 @@ elif [ "$phase" = s6b ]; then
     done
     tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity-s6b.csv" 2>&1 | tail -3
     tar czf "$OUT/s6b-fidelity.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
+elif [ "$phase" = s7a ]; then
+    # for session 7: issue #12's last transcript, then issue #13's fidelity of every problem, the
+    # ones session 6 found broken or slow first (048 094 096 segfaulted; 089 050 043 005 fixed
+    # since), then the rest; resumable: call again with the same phase (make skips what is done;
+    # restore a previous call's tree from .h200-carry/fidelity.tgz when the machine is fresh)
+    [ -f .h200-carry/fidelity.tgz ] && [ ! -d artifacts/paper/baseline ] && tar xzf .h200-carry/fidelity.tgz
+    if [ ! -f "$OUT/problem-019.txt" ] && [ -z "${S7_SKIP_019:-}" ]; then
+        reserve=60 lim make PROBLEM=level1/019 MODEL=demo-naive 2>&1 | tee "$OUT/problem-019.txt" | tail -25
+    fi
+    first="level1/048_mean_dim level1/094_mse_loss level1/096_huber_loss level1/089_cumsum level1/050_conv2d_alexnet_conv1 level1/043_maxpool3d level1/005_matrix_scalar_mul level1/093_masked_cumsum"
+    rest=$(ls problems/level1/*.c problems/level2/*.c | sed 's|problems/||; s|\.c$||')
+    for p in $first $rest; do
+        [ -f artifacts/paper/baseline/$p/fidelity.h5 ] && continue
+        reserve=25 lim make --no-print-directory PROTOCOL=paper artifacts/paper/baseline/$p/fidelity.h5 2>&1 | grep -v '^kb:' | tail -2
+        [ "$(left)" -gt 40 ] || break
+    done
+    tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -8
+    tar czf "$OUT/fidelity.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
 fi
 echo "== done in $(( $(date +%s) - start )) s"

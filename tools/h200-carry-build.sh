@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# tools/h200-carry-build.sh -- a prebuilt build/ for a device call (the H200 has the same CUDA 13.0
+# toolkit; the host libraries are linked statically): binaries, libraries, problem objects and
+# their reference hashes, in .h200-carry/build.tgz (26 MB; the carry limit is 64 MiB). On the
+# device, before tools/h200-run.sh:
+#     tar xzf .h200-carry/build.tgz && find build -type f -exec touch {} +
+# (touched newer than the copied sources, so make rebuilds nothing: it saves the ~100 s build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p .h200-carry
+make -j"$(nproc)" build build/tests/check_problems build/tests/gpu/test_generators build/tests/gpu/test_timer \
+    > /tmp/h200-carry-build.log 2>&1 || { tail -20 /tmp/h200-carry-build.log; exit 1; }
+tar czf .h200-carry/build.tgz build/bin build/lib build/problems build/obj/problems build/obj/ops build/refhash \
+    build/tests/check_problems build/tests/gpu build/REVISION
+ls -la .h200-carry/build.tgz
