@@ -16,10 +16,16 @@ GOALS := $(or $(MAKECMDGOALS),$(DEFAULT_GOAL))
 NO_SUBMISSION_GOALS := help deps report test test-unit test-sh clean
 # non-empty when a goal reads submissions/: then its layout is checked (below)
 READS_SUBMISSIONS := $(filter-out $(NO_SUBMISSION_GOALS),$(GOALS))
-KNOB_NAMES := PROTOCOL TIMER TAU TAU_LOWP NOISE MAX_TIME CALL_TIMEOUT COMPILE_TIMEOUT CLOCK_TOL PACE \
-  STD_TRIALS TRIALS MIN_SAMPLES MAX_SAMPLES WARMUP SEED GPUS
+# The settings table (lib/kb_settings.def, read by awk: no binary needed) gives the knobs, their
+# checks, the stage options and the stamp lists (tools/settings.awk says the token format).
+SETTINGS := $(shell awk -f tools/settings.awk lib/kb_settings.def)
+settings_of = $(patsubst $1:%,%,$(filter $1:%,$(SETTINGS)))
+TABLE_KNOBS := $(call settings_of,knob)
+$(foreach t,$(call settings_of,opt),$(eval KB_OPT_$(firstword $(subst =, ,$t)) := $(lastword $(subst =, ,$t))))
+KNOB_NAMES := $(TABLE_KNOBS) GPUS
 ifneq ($(filter-out help deps,$(GOALS)),)
-KNOB_ERR := $(shell env $(foreach k,$(KNOB_NAMES),KB_K_$(k)='$($(k))') awk -f tools/check-knobs.awk)
+KNOB_ERR := $(shell env $(foreach k,$(KNOB_NAMES),KB_K_$(k)='$($(k))') awk -v checks='$(filter check:%,$(SETTINGS))' \
+  -v protocols='$(call settings_of,protocol)' -v timers='$(call settings_of,timer)' -f tools/check-knobs.awk)
 ifneq ($(strip $(KNOB_ERR)),)
 $(error bad knob value: $(KNOB_ERR)set it to a valid value (config.mk says what each knob means), or leave it unset for the default)
 endif
@@ -65,7 +71,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := $(DEFAULT_GOAL)
 
 # ---- validation of enumerated knobs ------------------------------------------------------------
-PROTOCOLS := paper strict
+PROTOCOLS := $(call settings_of,protocol)
 ifeq ($(filter $(PROTOCOL),$(PROTOCOLS)),)
 $(error PROTOCOL=$(PROTOCOL) is not one of: $(PROTOCOLS))
 endif
@@ -152,15 +158,15 @@ PROBLEM_SRC := $(sort $(wildcard $(LEVELS:%=problems/%/[0-9][0-9][0-9]_*.c)))
 PROBLEM_IDS := $(patsubst problems/%.c,%,$(PROBLEM_SRC))
 PROBLEM_SOS := $(PROBLEM_IDS:%=$(BUILD)/problems/%.so)
 
-$(OBJ)/lib/%.o: lib/%.c $(wildcard lib/*.h include/kb/*.h) | deps-check
+$(OBJ)/lib/%.o: lib/%.c $(wildcard lib/*.h lib/*.def include/kb/*.h) | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(OBJ)/gpu/%.o: gpu/%.c $(wildcard lib/*.h gpu/*.h include/kb/*.h) | deps-check
+$(OBJ)/gpu/%.o: gpu/%.c $(wildcard lib/*.h lib/*.def gpu/*.h include/kb/*.h) | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(OBJ)/gpu/%.o: gpu/%.cu $(wildcard lib/*.h gpu/*.h include/kb/*.h)
+$(OBJ)/gpu/%.o: gpu/%.cu $(wildcard lib/*.h lib/*.def gpu/*.h include/kb/*.h)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
@@ -209,11 +215,11 @@ $(BENCHES:%=$(BIN)/kb-bench-%): $(BIN)/kb-bench-%: $(OBJ)/bench/%.o $(LIBKBGPU) 
 	$(CXX) $(LDFLAGS) -o $@ $(OBJ)/bench/$*.o $(LIBKBGPU) $(LIBKB) -L$(LIBD) -lkbops \
 	  -Wl,-rpath,'$$ORIGIN/../lib' $(GPU_LIBS) $(HOST_LIBS)
 
-$(OBJ)/bench/%.o: bench/%.c $(wildcard lib/*.h gpu/*.h include/kb/*.h) | deps-check
+$(OBJ)/bench/%.o: bench/%.c $(wildcard lib/*.h lib/*.def gpu/*.h include/kb/*.h) | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(OBJ)/stages/%.o: stages/%.c $(wildcard lib/*.h gpu/*.h include/kb/*.h) | deps-check
+$(OBJ)/stages/%.o: stages/%.c $(wildcard lib/*.h lib/*.def gpu/*.h include/kb/*.h) | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -250,7 +256,7 @@ $(REFHASH)/%.hash: $(OBJ)/problems/%.o $(OPS_OBJ) tools/ref-hash.sh | $(LIBKBOPS
 # $(A)/<cell>/<stage>.h5, the baseline's under $(A)/baseline/levelN/NNN_name/<stage>.h5, where
 # A = $(ARTIFACTS)/$(PROTOCOL): each protocol keeps a complete tree of its own.
 # ==================================================================================================
-TIMERS := paper robust
+TIMERS := $(call settings_of,timer)
 ifeq ($(filter $(TIMER),$(TIMERS)),)
 $(error TIMER=$(TIMER) is not one of: $(TIMERS))
 endif
@@ -327,26 +333,23 @@ endif
 CELL_PROBLEMS := $(sort $(foreach c,$(CELLS),$(call cell_problem,$c)))
 
 # ---- knobs, as stage options, and their stamps ---------------------------------------------------
-PROTO_FLAGS := --protocol $(PROTOCOL) --tau $(TAU) --tau-lowp $(TAU_LOWP) --std-trials $(STD_TRIALS) \
-  --timer $(TIMER) --warmup $(WARMUP) --trials $(TRIALS) --noise $(NOISE) --min-samples $(MIN_SAMPLES) \
-  --max-samples $(MAX_SAMPLES) --max-time $(MAX_TIME) --clock-tol $(CLOCK_TOL) --pace $(PACE) \
-  --call-timeout $(CALL_TIMEOUT) \
-  --compile-timeout $(COMPILE_TIMEOUT) --seed $(SEED)
+# every knob of the table, as --option value (each stage reads what it needs; all are recorded)
+PROTO_FLAGS := $(foreach k,$(TABLE_KNOBS),--$(KB_OPT_$k) $($k))
 GPU_FLAGS := --runner $(BIN)/kb-runner --gpus $(GPUS)
 
 # A stamp holds the knob values a stage depends on; it is rewritten only when they change, so a
 # knob change re-runs exactly the stages (and cells) that use it.
-STAMP_compile := $(COMPILE_TIMEOUT) $(CUDA_GENCODE)
-# the robust timer's power-state knobs (the paper timer has none)
-ROBUST_KNOBS := $(if $(filter robust,$(TIMER)),$(CLOCK_TOL) $(PACE))
-STAMP_sanity-check := $(PROTOCOL) $(TAU) $(TAU_LOWP) $(STD_TRIALS) $(TIMER) $(WARMUP) $(TRIALS) $(NOISE) $(MIN_SAMPLES) $(MAX_SAMPLES) $(MAX_TIME) $(ROBUST_KNOBS) $(CALL_TIMEOUT) $(SEED)
-STAMP_verify-distributions := $(PROTOCOL) $(TAU) $(TAU_LOWP) $(CALL_TIMEOUT) $(SEED)
-STAMP_baseline-time := $(PROTOCOL) $(TIMER) $(WARMUP) $(TRIALS) $(NOISE) $(MIN_SAMPLES) $(MAX_SAMPLES) $(MAX_TIME) $(ROBUST_KNOBS) $(CALL_TIMEOUT) $(SEED)
-STAMP_memory-profile := $(PROTOCOL) $(CALL_TIMEOUT) $(SEED)
+# The knobs of a stage are the table's rows that list it as a reader; a row marked "robust" (the
+# robust timer's power-state knobs: the paper timer has none) counts only with TIMER=robust.
+stamp_value = $(if $(findstring ?,$1),$(if $(filter $(lastword $(subst ?, ,$1)),$(TIMER)),$($(firstword $(subst ?, ,$1)))),$($1))
+stage_stamp = $(strip $(foreach k,$(call settings_of,stamp:$1),$(call stamp_value,$k)))
+STAMP_compile := $(call stage_stamp,compile) $(CUDA_GENCODE)
+STAMPED := sanity-check verify-distributions baseline-time memory-profile
+$(foreach s,$(STAMPED),$(eval STAMP_$s := $(call stage_stamp,$s)))
 # The stamps are brought up to date when the Makefile is read (not by rules), so that `make -q`
 # and `make -n` see the truth.
-STAMPED := sanity-check verify-distributions baseline-time memory-profile
-update_stamp = $(shell mkdir -p $(dir $1) && { echo '$2' | cmp -s - $1 || echo '$2' > $1; })
+# (compared with runs of spaces squeezed: stamps written before the table held "10  20")
+update_stamp = $(shell mkdir -p $(dir $1) && { echo '$2' | cmp -s - <(tr -s ' ' < $1 2>/dev/null) || echo '$2' > $1; })
 $(foreach s,$(STAMPED),$(call update_stamp,$(STAMPS)/$(s).stamp,$(STAMP_$(s))))
 $(call update_stamp,$(BUILD)/stamps/compile.stamp,$(STAMP_compile))
 
@@ -528,7 +531,7 @@ test-gpu: build $(GPU_TEST_BINS)
 #: test-gpu               the GPU suite (both protocols' pipelines, verdicts, faults, fidelity, kill/resume)
 #: help                   this list
 help:
-	@awk -f tools/make-help.awk Makefile config.mk
+	@awk -f tools/make-help.awk Makefile config.mk || [ $$? -eq 141 ] # a reader that stops early (grep -q) is no error
 
 ifneq ($(filter all cells compile baselines report,$(GOALS)),)
 $(info kb: PROTOCOL=$(PROTOCOL) TIMER=$(TIMER) TAU=$(TAU) MODEL=$(or $(MODEL),<all>) models=[$(MODELS)] cells=$(words $(CELLS)) problems=$(words $(EVAL_PROBLEMS)) artifacts=$(A) GPUS=$(GPUS) rev=$(KB_GIT_REV))

@@ -76,7 +76,14 @@ int kb_write_skipped(const char *stage, const char *path, const kb_cell *cell, c
     return rc;
 }
 
-kb_math_mode kb_check_math(const kb_config *cfg) { return cfg->protocol == KB_PROTO_STRICT ? KB_MATH_EXACT : KB_MATH_FP32; }
+kb_math_mode kb_check_math(const kb_config *cfg)
+{
+    return kb_config_protocol(cfg)->check_math_exact ? KB_MATH_EXACT : KB_MATH_FP32;
+}
+/* the protocol rows' check flags are these */
+_Static_assert((int)KB_PCHECK_POISON == (int)KB_CHECK_POISON && (int)KB_PCHECK_INPUT_HASH == (int)KB_CHECK_INPUT_HASH &&
+                   (int)KB_PCHECK_MAGNITUDE == (int)KB_CHECK_MAGNITUDE,
+               "KB_PCHECK_* differ from KB_CHECK_*");
 
 void kb_progress(const kb_gpu_stage *st, const char *fmt, ...)
 {

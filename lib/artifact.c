@@ -1,5 +1,6 @@
 /* artifact.c -- see kb_artifact.h. */
 #include "kb_artifact.h"
+#include "kb_schema.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -53,16 +54,16 @@ static kb_h5w *begin(const char *path, const char *stage, const kb_cell *cell, c
         kb_utc_iso(now, sizeof now);
     gethostname(host, sizeof host - 1);
     const char *rev = getenv("KB_GIT_REV");
-    kb_h5w_attr_i64(w, "/", "schema_version", KB_SCHEMA_VERSION);
-    kb_h5w_attr_str(w, "/", "stage", stage);
-    kb_h5w_attr_str(w, "/", "model", cell->model);
-    kb_h5w_attr_str(w, "/", "problem", cell->problem);
-    kb_h5w_attr_str(w, "/", "sample", cell->sample ? cell->sample : "");
-    kb_h5w_attr_str(w, "/", "protocol", protocol);
-    kb_h5w_attr_str(w, "/", "harness_rev", rev && rev[0] ? rev : "unknown");
-    kb_h5w_attr_str(w, "/", "host", host);
-    kb_h5w_attr_str(w, "/", "time_start", now);
-    kb_config_write(cfg, w, "/config");
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_SCHEMA_VERSION, KB_SCHEMA_VERSION);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_STAGE, stage);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_MODEL, cell->model);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_PROBLEM, cell->problem);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_SAMPLE, cell->sample ? cell->sample : "");
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_PROTOCOL, protocol);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_HARNESS_REV, rev && rev[0] ? rev : "unknown");
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_HOST, host);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_TIME_START, now);
+    kb_config_write(cfg, w, KB_GRP_CONFIG);
     return w;
 }
 
@@ -74,27 +75,27 @@ kb_h5w *kb_artifact_begin(const char *path, const char *stage, const kb_cell *ce
 kb_h5w *kb_artifact_begin_any_protocol(const char *path, const char *stage, const kb_cell *cell, const kb_config *cfg,
                                        kb_err *err)
 {
-    return begin(path, stage, cell, cfg, "any", err);
+    return begin(path, stage, cell, cfg, KB_PROTOCOL_ANY, err);
 }
 
 void kb_artifact_env(kb_h5w *w, const kb_env *e)
 {
-    kb_h5w_attr_str(w, "/", "gpu_name", e->gpu_name);
-    kb_h5w_attr_str(w, "/", "gpu_uuid", e->gpu_uuid);
-    kb_h5w_attr_str(w, "/", "driver_version", e->driver_version);
-    kb_h5w_attr_i64(w, "/", "cuda_runtime_version", e->cuda_runtime_version);
-    kb_h5w_attr_i64(w, "/", "cuda_driver_version", e->cuda_driver_version);
-    kb_h5w_attr_i64(w, "/", "cublas_version", e->cublas_version);
-    kb_h5w_attr_i64(w, "/", "cudnn_version", e->cudnn_version);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_GPU_NAME, e->gpu_name);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_GPU_UUID, e->gpu_uuid);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_DRIVER_VERSION, e->driver_version);
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_CUDA_RUNTIME_VERSION, e->cuda_runtime_version);
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_CUDA_DRIVER_VERSION, e->cuda_driver_version);
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_CUBLAS_VERSION, e->cublas_version);
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_CUDNN_VERSION, e->cudnn_version);
     /* the same versions as people write them */
     char v[64];
     snprintf(v, sizeof v, "%d.%d", e->cuda_runtime_version / 1000, (e->cuda_runtime_version % 1000) / 10);
-    kb_h5w_attr_str(w, "/", "cuda_runtime_version_str", v);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_CUDA_RUNTIME_VERSION_STR, v);
     snprintf(v, sizeof v, "%d.%d", e->cuda_driver_version / 1000, (e->cuda_driver_version % 1000) / 10);
-    kb_h5w_attr_str(w, "/", "cuda_driver_version_str", v);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_CUDA_DRIVER_VERSION_STR, v);
     snprintf(v, sizeof v, "%d.%d.%d", e->cublas_version / 10000, (e->cublas_version % 10000) / 100,
              e->cublas_version % 100);
-    kb_h5w_attr_str(w, "/", "cublas_version_str", v);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_CUBLAS_VERSION_STR, v);
     /* cuDNN 9: major*10000 + minor*100 + patch (91400 = 9.14.0); cuDNN 8: major*1000 + minor*100 + patch */
     if (e->cudnn_version >= 90000)
         snprintf(v, sizeof v, "%d.%d.%d", e->cudnn_version / 10000, (e->cudnn_version % 10000) / 100,
@@ -102,19 +103,19 @@ void kb_artifact_env(kb_h5w *w, const kb_env *e)
     else
         snprintf(v, sizeof v, "%d.%d.%d", e->cudnn_version / 1000, (e->cudnn_version % 1000) / 100,
                  e->cudnn_version % 100);
-    kb_h5w_attr_str(w, "/", "cudnn_version_str", e->cudnn_version > 0 ? v : "none");
-    kb_h5w_attr_i64(w, "/", "device", e->device);
-    kb_h5w_attr_f64(w, "/", "sm_clock_mhz_before", e->sm_clock_mhz_before);
-    kb_h5w_attr_f64(w, "/", "sm_clock_mhz_after", e->sm_clock_mhz_after);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_CUDNN_VERSION_STR, e->cudnn_version > 0 ? v : "none");
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_DEVICE, e->device);
+    kb_h5w_attr_f64(w, KB_ROOT, KB_ATTR_SM_CLOCK_BEFORE, e->sm_clock_mhz_before);
+    kb_h5w_attr_f64(w, KB_ROOT, KB_ATTR_SM_CLOCK_AFTER, e->sm_clock_mhz_after);
 }
 
 int kb_artifact_finish(kb_h5w *w, kb_outcome outcome, const char *detail, kb_err *err)
 {
     char now[64];
     kb_utc_iso(now, sizeof now);
-    kb_h5w_attr_str(w, "/", "outcome", kb_outcome_name(outcome));
-    kb_h5w_attr_str(w, "/", "outcome_detail", detail ? detail : "");
-    kb_h5w_attr_str(w, "/", "time_end", now);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_OUTCOME, kb_outcome_name(outcome));
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_OUTCOME_DETAIL, detail ? detail : "");
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_TIME_END, now);
     return kb_h5w_commit(w, err);
 }
 
@@ -124,13 +125,13 @@ int kb_artifact_outcome(const char *path, kb_outcome *outcome, char *detail, siz
     if (!r)
         return -1;
     char name[64];
-    int rc = kb_h5r_attr_str(r, "/", "outcome", name, sizeof name, err);
+    int rc = kb_h5r_attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, name, sizeof name, err);
     if (rc == 0) {
         *outcome = kb_outcome_parse(name);
         if (*outcome == KB_OUT__COUNT)
             rc = kb_errf(err, KB_EXIT_FAIL, "%s: unknown outcome '%s'", path, name);
     }
-    if (rc == 0 && detail && kb_h5r_attr_str(r, "/", "outcome_detail", detail, len, NULL) != 0)
+    if (rc == 0 && detail && kb_h5r_attr_str(r, KB_ROOT, KB_ATTR_OUTCOME_DETAIL, detail, len, NULL) != 0)
         detail[0] = '\0';
     kb_h5r_close(r);
     return rc;

@@ -3,164 +3,30 @@
 #include "kb_config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-void kb_config_defaults(kb_config *c, kb_protocol_id p)
-{
-    memset(c, 0, sizeof *c);
-    c->protocol = p;
-    c->tau = 1e-3;
-    c->tau_lowp = 1e-2;
-    c->std_trials = 5;
-    c->warmup = 3;
-    c->trials = 100;
-    c->noise = 0.005;
-    c->min_samples = 20;
-    c->max_samples = 2000;
-    c->max_time_s = 10.0;
-    c->clock_tol = 0.01;
-    c->pace = 1.0;
-    c->call_timeout_s = 20.0;
-    c->compile_timeout_s = 300.0;
-    c->seed = 42;
-    c->timer = p == KB_PROTO_STRICT ? KB_TIMER_ROBUST : KB_TIMER_PAPER;
-}
+/* ---- the tables (kb_settings.def) ---------------------------------------------------------- */
+#define KB_PROTOCOL(...)
+#define KB_TIMER(...)
+#define KB_SETTING(KNOB, field, TYPE, lo, hi, def, check, when, stages, help)                                         \
+    {#KNOB, #field, KB_SET_##TYPE, lo, hi, def, check, when, stages, help, offsetof(kb_config, field)},
+const kb_setting kb_settings[] = {
+#include "kb_settings.def"
+};
+#undef KB_SETTING
+#undef KB_TIMER
+const size_t kb_n_settings = sizeof kb_settings / sizeof kb_settings[0];
 
-const char *kb_protocol_name(kb_protocol_id p) { return p == KB_PROTO_STRICT ? "strict" : "paper"; }
-const char *kb_timer_name(kb_timer_kind t) { return t == KB_TIMER_ROBUST ? "robust" : "paper"; }
-
-static int parse_double(const char *name, const char *v, double lo, double hi, double *out, kb_err *err)
-{
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (errno || end == v || *end || !(d >= lo && d <= hi))
-        return kb_errf(err, KB_EXIT_USAGE, "--%s %s: expected a number in [%g, %g]", name, v, lo, hi);
-    *out = d;
-    return 1;
-}
-
-static int parse_int(const char *name, const char *v, long lo, long hi, int *out, kb_err *err)
-{
-    char *end;
-    errno = 0;
-    long d = strtol(v, &end, 10);
-    if (errno || end == v || *end || d < lo || d > hi)
-        return kb_errf(err, KB_EXIT_USAGE, "--%s %s: expected an integer in [%ld, %ld]", name, v, lo, hi);
-    *out = (int)d;
-    return 1;
-}
-
-int kb_config_set(kb_config *c, const char *name, const char *v, kb_err *err)
-{
-    if (!strcmp(name, "protocol")) {
-        if (!strcmp(v, "paper"))
-            kb_config_defaults(c, KB_PROTO_PAPER);
-        else if (!strcmp(v, "strict"))
-            kb_config_defaults(c, KB_PROTO_STRICT);
-        else
-            return kb_errf(err, KB_EXIT_USAGE, "--protocol %s: expected paper or strict", v);
-        return 1;
-    }
-    if (!strcmp(name, "timer")) {
-        if (!strcmp(v, "paper"))
-            c->timer = KB_TIMER_PAPER;
-        else if (!strcmp(v, "robust"))
-            c->timer = KB_TIMER_ROBUST;
-        else
-            return kb_errf(err, KB_EXIT_USAGE, "--timer %s: expected paper or robust", v);
-        return 1;
-    }
-    if (!strcmp(name, "tau"))
-        return parse_double(name, v, 0.0, 1e3, &c->tau, err);
-    if (!strcmp(name, "tau-lowp"))
-        return parse_double(name, v, 0.0, 1e3, &c->tau_lowp, err);
-    if (!strcmp(name, "std-trials"))
-        return parse_int(name, v, 1, 1000, &c->std_trials, err);
-    if (!strcmp(name, "warmup"))
-        return parse_int(name, v, 0, 100000, &c->warmup, err);
-    if (!strcmp(name, "trials"))
-        return parse_int(name, v, 1, 10000000, &c->trials, err);
-    if (!strcmp(name, "noise"))
-        return parse_double(name, v, 0.0, 1.0, &c->noise, err);
-    if (!strcmp(name, "min-samples"))
-        return parse_int(name, v, 1, 10000000, &c->min_samples, err);
-    if (!strcmp(name, "max-samples"))
-        return parse_int(name, v, 1, 10000000, &c->max_samples, err);
-    if (!strcmp(name, "max-time"))
-        return parse_double(name, v, 0.0, 1e6, &c->max_time_s, err);
-    if (!strcmp(name, "clock-tol"))
-        return parse_double(name, v, 0.0, 0.5, &c->clock_tol, err);
-    if (!strcmp(name, "pace"))
-        return parse_double(name, v, 0.0, 100.0, &c->pace, err);
-    if (!strcmp(name, "call-timeout"))
-        return parse_double(name, v, 0.001, 1e6, &c->call_timeout_s, err);
-    if (!strcmp(name, "compile-timeout"))
-        return parse_double(name, v, 1.0, 1e6, &c->compile_timeout_s, err);
-    if (!strcmp(name, "seed")) {
-        char *end;
-        errno = 0;
-        unsigned long long s = strtoull(v, &end, 0);
-        /* strtoull accepts "-1" and wraps it to 2^64 - 1 */
-        if (errno || end == v || *end || strchr(v, '-'))
-            return kb_errf(err, KB_EXIT_USAGE, "--seed %s: expected an unsigned integer", v);
-        c->seed = s;
-        return 1;
-    }
-    return 0;
-}
-
-int kb_config_write(const kb_config *c, kb_h5w *w, const char *g)
-{
-    kb_h5w_group(w, g);
-    kb_h5w_attr_str(w, g, "protocol", kb_protocol_name(c->protocol));
-    kb_h5w_attr_f64(w, g, "tau", c->tau);
-    kb_h5w_attr_f64(w, g, "tau_lowp", c->tau_lowp);
-    kb_h5w_attr_i64(w, g, "std_trials", c->std_trials);
-    kb_h5w_attr_str(w, g, "timer", kb_timer_name(c->timer));
-    kb_h5w_attr_i64(w, g, "warmup", c->warmup);
-    kb_h5w_attr_i64(w, g, "trials", c->trials);
-    kb_h5w_attr_f64(w, g, "noise", c->noise);
-    kb_h5w_attr_i64(w, g, "min_samples", c->min_samples);
-    kb_h5w_attr_i64(w, g, "max_samples", c->max_samples);
-    kb_h5w_attr_f64(w, g, "max_time_s", c->max_time_s);
-    kb_h5w_attr_f64(w, g, "clock_tol", c->clock_tol);
-    kb_h5w_attr_f64(w, g, "pace", c->pace);
-    kb_h5w_attr_f64(w, g, "call_timeout_s", c->call_timeout_s);
-    kb_h5w_attr_f64(w, g, "compile_timeout_s", c->compile_timeout_s);
-    kb_h5w_attr_i64(w, g, "seed", (int64_t)c->seed);
-    return kb_h5w_ok(w, NULL);
-}
-
-void kb_config_help(FILE *f)
-{
-    fprintf(f,
-            "Protocol options (config.mk knobs; --protocol sets the others' defaults, wherever it stands):\n"
-            "  --protocol paper|strict   paper = KernelBench-Verified exactly; strict = docs/protocols.md\n"
-            "  --tau X                   allclose atol = rtol for fp32 outputs (default 1e-3)\n"
-            "  --tau-lowp X              ... for fp16/bf16 outputs (default 1e-2)\n"
-            "  --std-trials N            standard-check trials (default 5)\n"
-            "  --timer paper|robust      paper: mean of events after warm-ups; robust: cold L2, adaptive\n"
-            "  --warmup N --trials N     paper timer: warm-up and timed calls (default 3, 100)\n"
-            "  --noise X --min-samples N --max-samples N --max-time S\n"
-            "                            robust timer: stop when the median's 95%% CI half-width is\n"
-            "                            <= X of the median (default 0.005), within the limits\n"
-            "  --clock-tol X             robust timer: exclude a sample whose mean SM clock is more than\n"
-            "                            X below the run's highest so far, idle until it recovers\n"
-            "                            (default 0.01; 0 = off)\n"
-            "  --pace X                  robust timer: idle X times each sample's cycle time after it\n"
-            "                            (default 1: at most half the time busy; 0 = off)\n"            "  --call-timeout S          seconds one forward call may take (default 20)\n"
-            "  --compile-timeout S       seconds nvcc may take (default 300)\n"
-            "  --seed N                  base seed of every draw (default 42)\n");
-}
-
-uint64_t kb_seed(const kb_config *c, const char *problem_id, kb_purpose purpose, uint32_t index)
-{
-    uint64_t h = kb_fnv1a64(problem_id, strlen(problem_id), 0);
-    return kb_mix64(h ^ kb_mix64(c->seed) ^ kb_mix64(((uint64_t)purpose << 32) | index));
-}
+#define KB_SETTING(...)
+#define KB_TIMER(name, ID, flush, blocking, adaptive, stat, paced) {#name, KB_TIMER_##ID, flush, blocking, adaptive, stat, paced},
+const kb_timer_spec kb_timers[KB_N_TIMERS] = {
+#include "kb_settings.def"
+};
+#undef KB_TIMER
+#define KB_TIMER(...)
 
 /* ---- distributions ------------------------------------------------------------------------- */
 
@@ -199,12 +65,248 @@ static const kb_dist strict_dists[] = {
      GEN(KB_GEN_UNIFORM, -1.0, 1.0)},
 };
 
+#define N_OF(a) (sizeof(a) / sizeof(a)[0])
+#undef KB_PROTOCOL
+#define KB_PROTOCOL(name, ID, timer, regen, dists, exact, scaled, flags, probes, reject, doc)                        \
+    {#name, KB_PROTO_##ID, timer, regen, dists, N_OF(dists), exact, scaled, flags, probes, reject, doc},
+const kb_protocol kb_protocols[KB_N_PROTOCOLS] = {
+#include "kb_settings.def"
+};
+#undef KB_PROTOCOL
+#undef KB_TIMER
+#undef KB_SETTING
+
+const kb_protocol *kb_protocol_find(const char *name)
+{
+    for (size_t i = 0; i < KB_N_PROTOCOLS; i++)
+        if (!strcmp(kb_protocols[i].name, name))
+            return &kb_protocols[i];
+    return NULL;
+}
+
+const kb_timer_spec *kb_timer_find(const char *name)
+{
+    for (size_t i = 0; i < KB_N_TIMERS; i++)
+        if (!strcmp(kb_timers[i].name, name))
+            return &kb_timers[i];
+    return NULL;
+}
+
+const kb_protocol *kb_config_protocol(const kb_config *c) { return &kb_protocols[c->protocol]; }
+const kb_timer_spec *kb_config_timer(const kb_config *c) { return &kb_timers[c->timer]; }
+const char *kb_protocol_name(kb_protocol_id p) { return kb_protocols[p].name; }
+const char *kb_timer_name(kb_timer_kind t) { return kb_timers[t].name; }
+
+const char *kb_setting_option(const kb_setting *s, char *buf, size_t len)
+{
+    size_t i = 0;
+    for (; s->knob[i] && i + 1 < len; i++)
+        buf[i] = s->knob[i] == '_' ? '-' : (char)(s->knob[i] | 0x20);
+    buf[i] = '\0';
+    return buf;
+}
+
+static int in_list(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+            return 1;
+    return 0;
+}
+
+/* does any setting name this stage as a reader? */
+static int stage_known(const char *stage)
+{
+    for (size_t k = 0; stage && k < kb_n_settings; k++)
+        if (in_list(kb_settings[k].stages, stage))
+            return 1;
+    return 0;
+}
+
+int kb_setting_read_by(const kb_setting *s, const char *stage)
+{
+    return !stage_known(stage) || in_list(s->stages, stage);
+}
+
+/* ---- parsing ------------------------------------------------------------------------------- */
+
+static int parse_double(const char *name, const char *v, double lo, double hi, double *out, kb_err *err)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (errno || end == v || *end || !(d >= lo && d <= hi))
+        return kb_errf(err, KB_EXIT_USAGE, "--%s %s: expected a number in [%g, %g]", name, v, lo, hi);
+    *out = d;
+    return 1;
+}
+
+static int parse_int(const char *name, const char *v, long lo, long hi, int *out, kb_err *err)
+{
+    char *end;
+    errno = 0;
+    long d = strtol(v, &end, 10);
+    if (errno || end == v || *end || d < lo || d > hi)
+        return kb_errf(err, KB_EXIT_USAGE, "--%s %s: expected an integer in [%ld, %ld]", name, v, lo, hi);
+    *out = (int)d;
+    return 1;
+}
+
+/* "paper or strict", "paper, robust or x": the names of a table's rows */
+static const char *names_sep(char *buf, size_t len, int timers, const char *sep, const char *last)
+{
+    size_t n = timers ? KB_N_TIMERS : KB_N_PROTOCOLS, off = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && off < len; i++)
+        off += (size_t)snprintf(buf + off, len - off, "%s%s", i == 0 ? "" : i + 1 == n ? last : sep,
+                                timers ? kb_timers[i].name : kb_protocols[i].name);
+    return buf;
+}
+#define names_or(buf, len, timers) names_sep(buf, len, timers, ", ", " or ")
+
+static int set_one(kb_config *c, const kb_setting *s, const char *opt, const char *v, kb_err *err)
+{
+    char *field = (char *)c + s->offset, names[256];
+    switch (s->type) {
+    case KB_SET_F64:
+        return parse_double(opt, v, s->lo, s->hi, (double *)(void *)field, err);
+    case KB_SET_INT:
+        return parse_int(opt, v, (long)s->lo, (long)s->hi, (int *)(void *)field, err);
+    case KB_SET_U64: {
+        char *end;
+        errno = 0;
+        unsigned long long x = strtoull(v, &end, 0);
+        /* strtoull accepts "-1" and wraps it to 2^64 - 1 */
+        if (errno || end == v || *end || strchr(v, '-'))
+            return kb_errf(err, KB_EXIT_USAGE, "--%s %s: expected an unsigned integer", opt, v);
+        *(uint64_t *)(void *)field = x;
+        return 1;
+    }
+    case KB_SET_PROTO: {
+        const kb_protocol *p = kb_protocol_find(v);
+        if (!p)
+            return kb_errf(err, KB_EXIT_USAGE, "--%s %s: expected %s", opt, v, names_or(names, sizeof names, 0));
+        kb_config_defaults(c, p->id);
+        return 1;
+    }
+    case KB_SET_TIMER: {
+        const kb_timer_spec *t = kb_timer_find(v);
+        if (!t)
+            return kb_errf(err, KB_EXIT_USAGE, "--%s %s: expected %s", opt, v, names_or(names, sizeof names, 1));
+        c->timer = t->id;
+        return 1;
+    }
+    }
+    return 0;
+}
+
+void kb_config_defaults(kb_config *c, kb_protocol_id p)
+{
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < kb_n_settings; i++) {
+        const kb_setting *s = &kb_settings[i];
+        char opt[64];
+        if (s->type != KB_SET_PROTO && s->def[0] && set_one(c, s, kb_setting_option(s, opt, sizeof opt), s->def, NULL) != 1)
+            abort(); /* a default outside its own range: kb_settings.def is wrong (test_config catches it) */
+    }
+    c->protocol = p;
+    c->timer = kb_protocols[p].timer;
+}
+
+int kb_config_set(kb_config *c, const char *name, const char *v, kb_err *err)
+{
+    for (size_t i = 0; i < kb_n_settings; i++) {
+        char opt[64];
+        if (!strcmp(name, kb_setting_option(&kb_settings[i], opt, sizeof opt)))
+            return set_one(c, &kb_settings[i], opt, v, err);
+    }
+    return 0;
+}
+
+/* ---- recording and describing ---------------------------------------------------------------- */
+
+int kb_config_write(const kb_config *c, kb_h5w *w, const char *g)
+{
+    kb_h5w_group(w, g);
+    for (size_t i = 0; i < kb_n_settings; i++) {
+        const kb_setting *s = &kb_settings[i];
+        const char *field = (const char *)c + s->offset;
+        switch (s->type) {
+        case KB_SET_F64: kb_h5w_attr_f64(w, g, s->attr, *(const double *)(const void *)field); break;
+        case KB_SET_INT: kb_h5w_attr_i64(w, g, s->attr, *(const int *)(const void *)field); break;
+        case KB_SET_U64: kb_h5w_attr_i64(w, g, s->attr, (int64_t) * (const uint64_t *)(const void *)field); break;
+        case KB_SET_PROTO: kb_h5w_attr_str(w, g, s->attr, kb_protocol_name(c->protocol)); break;
+        case KB_SET_TIMER: kb_h5w_attr_str(w, g, s->attr, kb_timer_name(c->timer)); break;
+        }
+    }
+    return kb_h5w_ok(w, NULL);
+}
+
+static const char *meta(const kb_setting *s, char *buf, size_t len)
+{
+    switch (s->type) {
+    case KB_SET_PROTO: return names_sep(buf, len, 0, "|", "|");
+    case KB_SET_TIMER: return names_sep(buf, len, 1, "|", "|");
+    case KB_SET_INT: case KB_SET_U64: return "N";
+    case KB_SET_F64: break;
+    }
+    return strstr(s->knob, "TIME") ? "S" : "X";
+}
+
+void kb_config_help(FILE *f, const char *stage)
+{
+    fprintf(f, "Protocol options (config.mk knobs%s; --protocol sets the others' defaults, wherever it stands):\n",
+            stage_known(stage) ? " this stage reads" : "");
+    for (size_t i = 0; i < kb_n_settings; i++) {
+        const kb_setting *s = &kb_settings[i];
+        if (!kb_setting_read_by(s, stage))
+            continue;
+        char opt[64], m[128], left[192];
+        snprintf(left, sizeof left, "--%s %s", kb_setting_option(s, opt, sizeof opt), meta(s, m, sizeof m));
+        char text[512];
+        snprintf(text, sizeof text, "%s%s%s%s", s->help, s->def[0] ? " (default " : "", s->def,
+                 s->def[0] ? ")" : "");
+        /* wrapped at 100 columns, continuation lines under the text */
+        fprintf(f, "  %-25s", left);
+        size_t col = 27;
+        for (char *w = strtok(text, " "); w; w = strtok(NULL, " ")) {
+            if (col + 1 + strlen(w) > 100 && col > 28) {
+                fprintf(f, "\n%27s", "");
+                col = 27;
+            }
+            fprintf(f, " %s", w);
+            col += 1 + strlen(w);
+        }
+        fputc('\n', f);
+    }
+    if (stage_known(stage))
+        fprintf(f, "  (the other protocol knobs are accepted, and recorded in /config, but not read)\n");
+}
+
+static const char *type_name(kb_setting_type t)
+{
+    static const char *n[] = {"F64", "INT", "U64", "PROTO", "TIMER"};
+    return n[t];
+}
+
+void kb_config_print_settings(FILE *f)
+{
+    for (size_t i = 0; i < kb_n_settings; i++) {
+        const kb_setting *s = &kb_settings[i];
+        fprintf(f, "%s\t%s\t%.17g\t%.17g\t%s\t%s\t%s\t%s\n", s->knob, type_name(s->type), s->lo, s->hi, s->def,
+                s->check, s->when, s->stages);
+    }
+}
+
+uint64_t kb_seed(const kb_config *c, const char *problem_id, kb_purpose purpose, uint32_t index)
+{
+    uint64_t h = kb_fnv1a64(problem_id, strlen(problem_id), 0);
+    return kb_mix64(h ^ kb_mix64(c->seed) ^ kb_mix64(((uint64_t)purpose << 32) | index));
+}
+
 const kb_dist *kb_protocol_dists(const kb_config *c, size_t *n)
 {
-    if (c->protocol == KB_PROTO_STRICT) {
-        *n = sizeof strict_dists / sizeof strict_dists[0];
-        return strict_dists;
-    }
-    *n = sizeof paper_dists / sizeof paper_dists[0];
-    return paper_dists;
+    *n = kb_protocols[c->protocol].n_dists;
+    return kb_protocols[c->protocol].dists;
 }

@@ -11,6 +11,9 @@
  *
  * Ownership: kb_report owns everything it holds (kb_report_free). Output files are written
  * atomically (kb_write_file_atomic), so a reader never sees half a table.
+ *
+ * Its parts (the reader, the metrics, the emitters) and what they share: kb_table.h; the names of
+ * the artifact format: kb_schema.h.
  */
 #ifndef KB_TABLES_H
 #define KB_TABLES_H

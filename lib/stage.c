@@ -9,7 +9,7 @@
 #include "kb_artifact.h"
 #include "kb_stats.h"
 
-static void print_help(const char *usage, const kb_opt *opts, size_t n)
+static void print_help(const char *stage, const char *usage, const kb_opt *opts, size_t n)
 {
     printf("%s\nOptions (* = required):\n", usage);
     for (size_t i = 0; i < n; i++) {
@@ -19,8 +19,9 @@ static void print_help(const char *usage, const kb_opt *opts, size_t n)
     }
     printf("  %-26s %s\n", "--help", "this text");
     printf("  %-26s %s\n", "--version", "the harness revision and the artifact schema version");
+    printf("  %-26s %s\n", "--print-settings", "the settings table (lib/kb_settings.def), one knob per line");
     printf("\n");
-    kb_config_help(stdout);
+    kb_config_help(stdout, stage);
     if (strstr(usage, "Exit codes:"))
         return; /* the stage states its own */
     printf("\nExit codes: 0 the artifact was written (whatever the cell's outcome: it is in the artifact);\n"
@@ -51,11 +52,17 @@ static int find_protocol(int argc, char **argv, const char **val)
 int kb_stage_parse(int argc, char **argv, const char *usage, const kb_opt *opts, size_t n_opts, kb_config *cfg, kb_err *err)
 {
     kb_artifact_mark_start();
-    {
-        const char *prog = strrchr(argv[0], '/');
-        if (kb_version_arg(argc, argv, prog ? prog + 1 : argv[0]))
+    /* the stage's name, as the settings table lists its readers: kb-<stage> */
+    const char *prog = strrchr(argv[0], '/');
+    prog = prog ? prog + 1 : argv[0];
+    const char *stage = !strncmp(prog, "kb-", 3) ? prog + 3 : prog;
+    if (kb_version_arg(argc, argv, prog))
+        return 1;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--print-settings")) {
+            kb_config_print_settings(stdout);
             return 1;
-    }
+        }
     /* The protocol sets every other knob's default, so it applies first, wherever it stands. */
     const char *proto;
     if (find_protocol(argc, argv, &proto) != 0)
@@ -65,7 +72,7 @@ int kb_stage_parse(int argc, char **argv, const char *usage, const kb_opt *opts,
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            print_help(usage, opts, n_opts);
+            print_help(stage, usage, opts, n_opts);
             return 1;
         }
         if (strncmp(a, "--", 2) != 0)
@@ -132,11 +139,17 @@ void kb_time_request(const kb_config *cfg, kb_msg_time *t, uint64_t regen_seed)
     t->max_samples = cfg->max_samples;
     t->noise = cfg->noise;
     t->max_time_s = cfg->max_time_s;
-    t->flush_l2 = cfg->timer == KB_TIMER_ROBUST;
-    t->regen_inputs = cfg->protocol == KB_PROTO_STRICT;
+    t->flush_l2 = kb_config_timer(cfg)->flush_l2;
+    t->regen_inputs = kb_config_protocol(cfg)->regen_inputs;
     t->regen_seed = regen_seed;
     t->clock_tol = cfg->clock_tol;
     t->pace = cfg->pace;
+}
+
+/* the timer row of a request (a bad id: the paper timer's) */
+static const kb_timer_spec *req_timer(const kb_msg_time *req)
+{
+    return &kb_timers[req->timer >= 0 && req->timer < KB_N_TIMERS ? req->timer : KB_TIMER_PAPER];
 }
 
 static char *join(char *buf, size_t len, const char *group, const char *name)
@@ -174,7 +187,7 @@ double kb_timing_reported_ms(const kb_msg_time *req, const kb_msg_timed *h, cons
     if (!ev)
         return NAN;
     double v = kb_stats_mean(ev, k);
-    if (req->timer == KB_TIMER_ROBUST) {
+    if (req_timer(req)->statistic == KB_STAT_MEDIAN_MINUS_OVERHEAD) {
         v = kb_median(ev, k) - h->overhead_ms;
         if (v < KB_EVENT_RESOLUTION_MS) /* NaN stays NaN */
             v = KB_EVENT_RESOLUTION_MS;
@@ -214,7 +227,8 @@ int kb_record_timing(kb_h5w *w, const char *g, const kb_msg_time *req, const kb_
     kb_summary sm, sw;
     kb_summarize(ev, k, &sm);
     kb_summarize(wall, kw, &sw);
-    int robust = req->timer == KB_TIMER_ROBUST;
+    const kb_timer_spec *ts = req_timer(req);
+    int robust = ts->adaptive, paced = ts->paced;
     kb_h5w_attr_str(w, g, "timer", kb_timer_name((kb_timer_kind)req->timer));
     kb_h5w_attr_i64(w, g, "warmup", req->warmup);
     kb_h5w_attr_i64(w, g, "trials_requested", robust ? req->max_samples : req->trials);
@@ -233,13 +247,14 @@ int kb_record_timing(kb_h5w *w, const char *g, const kb_msg_time *req, const kb_
     kb_h5w_attr_f64(w, g, "median_rel_ci", sm.median_rel_ci);
     kb_h5w_attr_f64(w, g, "overhead_ms", h->overhead_ms);
     kb_h5w_attr_f64(w, g, "reported_ms", kb_timing_reported_ms(req, h, s));
-    kb_h5w_attr_str(w, g, "reported_statistic", robust ? "median - overhead_ms" : "mean");
+    kb_h5w_attr_str(w, g, "reported_statistic",
+                    ts->statistic == KB_STAT_MEDIAN_MINUS_OVERHEAD ? "median - overhead_ms" : "mean");
     kb_h5w_attr_f64(w, g, "wall_median_ms", sw.median);
     kb_h5w_attr_f64(w, g, "flush_bytes", h->flush_bytes);
     kb_h5w_attr_i64(w, g, "throttle_samples", h->throttle_samples);
     kb_h5w_attr_f64(w, g, "total_s", h->total_s);
-    kb_h5w_attr_f64(w, g, "clock_tol", robust ? req->clock_tol : 0.0);
-    kb_h5w_attr_f64(w, g, "pace", robust ? req->pace : 0.0);
+    kb_h5w_attr_f64(w, g, "clock_tol", paced ? req->clock_tol : 0.0);
+    kb_h5w_attr_f64(w, g, "pace", paced ? req->pace : 0.0);
     kb_h5w_attr_f64(w, g, "ref_clock_mhz", h->ref_clock_mhz);
     kb_h5w_attr_i64(w, g, "guard_gave_up", h->guard_gave_up);
     kb_h5w_attr_f64(w, g, "recovery_s", h->recovery_s);

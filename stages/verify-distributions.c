@@ -82,7 +82,7 @@ int main(int argc, char **argv)
     if (!p)
         return kb_stage_fail("verify-distributions", &err);
     st.cell = (kb_cell){model, p->id, sample};
-    int strict = st.cfg.protocol == KB_PROTO_STRICT;
+    const kb_protocol *P = kb_config_protocol(&st.cfg); /* what the protocol checks: its row */
 
     kb_outcome cout;
     char cdetail[512], verdict[32], reasons[512];
@@ -102,7 +102,7 @@ int main(int argc, char **argv)
         return kb_stage_fail("verify-distributions", &err);
     kb_session_opts so = {runner, problem_so, submission, KB_TARGET_SUBMISSION, KB_MATH_FP32,
                           KB_INIT_SANDBOX | KB_INIT_MEMTRACK, st.device, st.cfg.call_timeout_s, log, 1,
-                          kb_check_math(&st.cfg), strict, NULL};
+                          kb_check_math(&st.cfg), P->reject_no_kernel, NULL};
     kb_call_outcome ready;
     kb_session *s = kb_session_open(&so, &ready, &err);
     if (!s)
@@ -117,7 +117,7 @@ int main(int argc, char **argv)
     kb_outcome outcome = ready.outcome;
     char detail[2048] = "", reason[1024] = "";
     snprintf(detail, sizeof detail, "%s", ready.detail);
-    unsigned flags = strict ? (KB_CHECK_POISON | KB_CHECK_INPUT_HASH | KB_CHECK_MAGNITUDE) : 0;
+    unsigned flags = P->check_flags;
     int n_pass = 0, n_skip = 0, n_fail = 0, escapes = 0, thread_growth = 0, inputs_changed = 0;
     int py_calls = 0, py_ext_called = 0; /* a .py target: calls noted, and whether any called its extension */
     int n_out = (int)p->n_outputs < KB_MAX_OUTPUTS ? (int)p->n_outputs : KB_MAX_OUTPUTS;
@@ -144,9 +144,8 @@ int main(int argc, char **argv)
             n_skip++;
             continue;
         }
-        int ok = c->pass;
-        if (strict) {
-            ok = kb_check_strict_pass(c);
+        int ok = P->scaled_bound ? kb_check_strict_pass(c) : c->pass;
+        if (P->probes) {
             if (escaped(&c->call.called))
                 escapes++;
             if (d > 0 && c->call.called.threads_after > c->call.called.threads_before)
@@ -169,11 +168,11 @@ int main(int argc, char **argv)
         char text[512];
         const kb_cmp_stats *w = &c->cmp[0];
         for (int i = 0; i < n_out; i++)
-            if ((strict ? c->cmp[i].scaled_excess > w->scaled_excess : c->cmp[i].tau_req > w->tau_req))
+            if ((P->scaled_bound ? c->cmp[i].scaled_excess > w->scaled_excess : c->cmp[i].tau_req > w->tau_req))
                 w = &c->cmp[i];
-        if (strict && c->inputs_changed)
+        if ((P->check_flags & KB_PCHECK_INPUT_HASH) && c->inputs_changed)
             snprintf(text, sizeof text, "%s: an input was modified", dists[d].name);
-        else if (strict)
+        else if (P->scaled_bound)
             snprintf(text, sizeof text, "%s: error %.3g x the bound (%lld NaN; worst element %lld: ref %.9g, got %.9g)",
                      dists[d].name, w->scaled_excess, (long long)w->n_nan_out, (long long)w->worst_index, w->worst_ref,
                      w->worst_out);
@@ -192,7 +191,7 @@ int main(int argc, char **argv)
     /* Strict probes. */
     int deterministic = -1, stale = -1, downgrade = -1;
     double precision_ratio = NAN;
-    if (strict && outcome == KB_OUT_OK && kb_session_alive(s)) {
+    if (P->probes && outcome == KB_OUT_OK && kb_session_alive(s)) {
         /* stale cache: a correct call, then new values at the same addresses in the interior of
          * every input (the ends unchanged), then the call must see them. */
         kb_draw in = dists[0].inputs;
@@ -256,7 +255,7 @@ int main(int argc, char **argv)
             }
         }
     }
-    if (strict && outcome == KB_OUT_OK && kb_session_alive(s)) {
+    if (P->probes && outcome == KB_OUT_OK && kb_session_alive(s)) {
         kb_draw in = dists[0].inputs;
         in.seed = kb_seed(&st.cfg, p->id, KB_SEED_PROBE, 0);
         kb_draw par = {kb_seed(&st.cfg, p->id, KB_SEED_PARAMS, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
@@ -324,7 +323,7 @@ int main(int argc, char **argv)
                 append(detail, sizeof detail, text);
             }
         }
-    } else if (strict && outcome == KB_OUT_WRONG && inputs_changed) {
+    } else if (P->probes && outcome == KB_OUT_WRONG && inputs_changed) {
         append(reason, sizeof reason, "modifies inputs");
     }
     char *log_tail = kb_session_log_tail(s, 16384);

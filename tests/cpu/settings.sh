@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The settings table (lib/kb_settings.def) has two readers: C (every binary's --print-settings)
+# and awk (tools/settings.awk, what the Makefile reads before anything is built). They must agree,
+# and config.mk's "NAME ?= default" lines (what `make help` shows and a user edits) must agree
+# with the table's defaults.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${BUILD:-build}
+fail=0
+want=$(awk -v tsv=1 -f tools/settings.awk lib/kb_settings.def)
+[ "$(wc -l <<< "$want")" -ge 10 ] || { echo "FAIL: tools/settings.awk read $(wc -l <<< "$want") settings"; fail=1; }
+for s in compile sanity-check verify-distributions baseline-time memory-profile fidelity aggregate; do
+    got=$("$B/bin/kb-$s" --print-settings 2>&1)
+    [ "$got" = "$want" ] || { echo "FAIL: kb-$s --print-settings differs from tools/settings.awk:"; diff <(echo "$want") <(echo "$got") | head; fail=1; }
+done
+while IFS=$'\037' read -r knob type lo hi def check when stages; do
+    mk=$(sed -n "s/^$knob ?= *//p" config.mk)
+    [ -n "$mk" ] || { echo "FAIL: config.mk has no '$knob ?='"; fail=1; continue; }
+    if [ -n "$def" ] && [ "$mk" != "$def" ]; then echo "FAIL: $knob: config.mk says '$mk', the table '$def'"; fail=1; fi
+    # each stage's --help lists exactly the knobs that name it as a reader
+    opt=$(tr 'A-Z_' 'a-z-' <<< "$knob")
+    for s in compile sanity-check verify-distributions baseline-time memory-profile fidelity; do
+        listed=$("$B/bin/kb-$s" --help | grep -c "^  --$opt ")
+        reads=$(grep -cw -- "$s" <<< "$stages")
+        [ "$listed" = "$reads" ] || { echo "FAIL: kb-$s --help lists --$opt $listed times; the table says it reads it: $reads"; fail=1; }
+    done
+done <<< "$(tr '\t' '\037' <<< "$want")"
+[ $fail = 0 ] && echo "settings: $(wc -l <<< "$want") settings; C and awk readers agree; config.mk defaults agree; each --help lists its stage's knobs"
+exit $fail
