@@ -48,7 +48,7 @@ ifeq ($(KB_PROGRESS_CHILD)$(KB_PROGRESS_FILE),)
 ifeq ($(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MAKEFLAGS))),)
 ifneq ($(filter $(PROGRESS_GOALS),$(GOALS)),)
 export KB_PROGRESS_TOTAL := $(shell $(MAKE) -n --no-print-directory $(MAKECMDGOALS) $(MAKEOVERRIDES) KB_PROGRESS_CHILD=1 2>/dev/null | \
-  grep -c 'bin/kb-\(compile\|sanity-check\|verify-distributions\|memory-profile\|baseline-time\|fidelity\) ')
+  grep -c 'bin/kb-\(compile\|sanity-check\|verify-distributions\|memory-profile\|baseline-time\|fidelity\) --')
 export KB_PROGRESS_T0 := $(shell date +%s.%N)
 export KB_PROGRESS_FILE := $(abspath $(or $(BUILD),build))/progress/run-$(subst .,,$(KB_PROGRESS_T0))
 $(shell mkdir -p $(dir $(KB_PROGRESS_FILE)) && : > $(KB_PROGRESS_FILE) && ls -1t $(dir $(KB_PROGRESS_FILE)) | tail -n +21 | sed "s|^|$(dir $(KB_PROGRESS_FILE))|" | xargs -r rm -f)
@@ -154,21 +154,26 @@ BENCHES := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
 STAGE_BINS := $(CPU_STAGES:%=$(BIN)/kb-%) $(GPU_STAGES:%=$(BIN)/kb-%) $(GPU_TOOLS:%=$(BIN)/kb-%) \
               $(BENCHES:%=$(BIN)/kb-bench-%)
 
+# the stages' binaries by content (below): where their hashes live, and which there are
+TOOLSHA := $(BUILD)/stamps/tools
+tool = $(TOOLSHA)/$(1).sha
+TOOL_NAMES := $(notdir $(STAGE_BINS)) libkbrunner
+
 PROBLEM_SRC := $(sort $(wildcard $(LEVELS:%=problems/%/[0-9][0-9][0-9]_*.c)))
 PROBLEM_IDS := $(patsubst problems/%.c,%,$(PROBLEM_SRC))
 PROBLEM_SOS := $(PROBLEM_IDS:%=$(BUILD)/problems/%.so)
 
-$(OBJ)/lib/%.o: lib/%.c $(wildcard lib/*.h lib/*.def include/kb/*.h) | deps-check
+$(OBJ)/lib/%.o: lib/%.c | deps-check
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(OBJ)/gpu/%.o: gpu/%.c $(wildcard lib/*.h lib/*.def gpu/*.h include/kb/*.h) | deps-check
+$(OBJ)/gpu/%.o: gpu/%.c | deps-check
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(OBJ)/gpu/%.o: gpu/%.cu $(wildcard lib/*.h lib/*.def gpu/*.h include/kb/*.h)
+$(OBJ)/gpu/%.o: gpu/%.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
 # The op library: its CUDA sources by nvcc, its host-only sources (the reference scope) by cc.
 # Header dependencies come from the compilers (-MMD), so a header edit rebuilds what includes it.
@@ -215,13 +220,13 @@ $(BENCHES:%=$(BIN)/kb-bench-%): $(BIN)/kb-bench-%: $(OBJ)/bench/%.o $(LIBKBGPU) 
 	$(CXX) $(LDFLAGS) -o $@ $(OBJ)/bench/$*.o $(LIBKBGPU) $(LIBKB) -L$(LIBD) -lkbops \
 	  -Wl,-rpath,'$$ORIGIN/../lib' $(GPU_LIBS) $(HOST_LIBS)
 
-$(OBJ)/bench/%.o: bench/%.c $(wildcard lib/*.h lib/*.def gpu/*.h include/kb/*.h) | deps-check
+$(OBJ)/bench/%.o: bench/%.c | deps-check
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(OBJ)/stages/%.o: stages/%.c $(wildcard lib/*.h lib/*.def gpu/*.h include/kb/*.h) | deps-check
+$(OBJ)/stages/%.o: stages/%.c | deps-check
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # A problem: plain C (its kernels are the op library's), its own shared object exporting only
 # kb_problem_descriptor; its id is its path. It links the op library dynamically, so an op-library
@@ -235,7 +240,8 @@ $(BUILD)/problems/%.so: $(OBJ)/problems/%.o | $(LIBKBOPS)
 	$(CC) -shared $(LDFLAGS) -o $@ $< -L$(LIBD) -lkbops -Wl,-rpath,'$$ORIGIN/../../lib'
 
 .PHONY: build problems deps deps-check help
-build: $(STAGE_BINS) $(LIBKBOPS) $(LIBKBRUNNER) $(PROBLEM_SOS) $(PROBLEM_IDS:%=$(REFHASH)/%.hash) $(BUILD)/REVISION
+build: $(STAGE_BINS) $(LIBKBOPS) $(LIBKBRUNNER) $(PROBLEM_SOS) $(PROBLEM_IDS:%=$(REFHASH)/%.hash) \
+  $(TOOL_NAMES:%=$(TOOLSHA)/%.sha) $(BUILD)/REVISION
 # what `--version` of the binaries prints when KB_GIT_REV is not set; rewritten only when the
 # revision changes, and nothing depends on it (a commit re-runs no stage)
 $(BUILD)/REVISION: FORCE
@@ -246,10 +252,29 @@ problems: $(PROBLEM_SOS)
 # A problem's reference hash: the op-library code its reference reaches, by content
 # (tools/ref-hash.sh), rewritten only when that changes. Baselines and cells depend on it, not on
 # the library file, so an op-library edit re-runs exactly the problems whose reference code changed.
+# (Make sees such a recipe leave its target's date alone and re-runs nothing after it; a dry run
+# cannot know that: `make -n` after an edit plans the dependants as if the content had changed.)
 $(REFHASH)/%.hash: $(OBJ)/problems/%.o $(OPS_OBJ) tools/ref-hash.sh | $(LIBKBOPS)
 	@mkdir -p $(@D)
 	@bash tools/ref-hash.sh $@ $< $(OPS_OBJ)
--include $(OPS_OBJ:.o=.d) $(PROBLEM_IDS:%=$(OBJ)/problems/%.d)
+.SECONDARY: $(PROBLEM_IDS:%=$(REFHASH)/%.hash)
+
+# The stages' binaries by content (tools/content-hash.sh: code and data, not debug information):
+# the artifacts depend on these, so a rebuild that changes no code (a comment in a header) re-runs
+# nothing.
+$(TOOLSHA)/%.sha: $(BIN)/% tools/content-hash.sh
+	@mkdir -p $(@D)
+	@bash tools/content-hash.sh $< $@
+$(TOOLSHA)/libkbrunner.sha: $(LIBKBRUNNER) tools/content-hash.sh
+	@mkdir -p $(@D)
+	@bash tools/content-hash.sh $< $@
+.SECONDARY: $(TOOL_NAMES:%=$(TOOLSHA)/%.sha)
+# STAGE_RUN: a command every stage invocation is run through (empty: none). For tests of the
+# graph without a GPU (tests/cpu/make_incremental.sh records what a real run would run).
+STAGE_RUN ?=
+# header dependencies from the compilers (-MMD): an edit to a header rebuilds exactly what includes it
+-include $(OPS_OBJ:.o=.d) $(PROBLEM_IDS:%=$(OBJ)/problems/%.d) $(LIB_OBJ:.o=.d) $(GPU_OBJ:.o=.d) \
+  $(wildcard $(OBJ)/stages/*.d $(OBJ)/bench/*.d)
 
 # ==================================================================================================
 # The pipeline. A cell is <model>/levelN/NNN_name/<sample>; its artifacts live under
@@ -366,7 +391,7 @@ gpu-check: $(BIN)/kb-gpuinfo
 
 # compile: once per sample, whatever the protocol; each protocol tree gets a copy of the record.
 # (a submission can include only kb/submission.h: no other header's edit recompiles it)
-$(SUBS)/%/compile.h5: submissions/%.cu $(BIN)/kb-compile include/kb/submission.h $(BUILD)/stamps/compile.stamp
+$(SUBS)/%/compile.h5: submissions/%.cu $(call tool,kb-compile) include/kb/submission.h $(BUILD)/stamps/compile.stamp
 	$(Q)$(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --gencode '$(CUDA_GENCODE)' --nvcc $(NVCC) --include include \
 	  --src $< --out-so $(SUBS)/$*/kernel.so --out $@ \
 	  --model $(call cell_model,$*) --problem $(call cell_problem,$*) --sample $(call cell_sample,$*)
@@ -375,7 +400,7 @@ $(SUBS)/%/compile.h5: submissions/%.cu $(BIN)/kb-compile include/kb/submission.h
 # A .py: its load_inline sources read statically (never run) and built into the sample's own
 # directory, sharing one content-addressed cache (py/kbpy/build.py).
 KBPY := $(wildcard py/kbpy/*.py)
-$(SUBS)/%/compile.h5: submissions/%.py $(BIN)/kb-compile $(KBPY) $(BUILD)/stamps/compile.stamp
+$(SUBS)/%/compile.h5: submissions/%.py $(call tool,kb-compile) $(KBPY) $(BUILD)/stamps/compile.stamp
 	$(Q)$(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --py-cache $(PY_CACHE) --py-dir py \
 	  --src $< --out-so $(SUBS)/$*/kernel.py --out $@ \
 	  --model $(call cell_model,$*) --problem $(call cell_problem,$*) --sample $(call cell_sample,$*)
@@ -386,30 +411,30 @@ $(SUBS)/%/compile.h5: submissions/%.py $(BIN)/kb-compile $(KBPY) $(BUILD)/stamps
 $(A)/%/compile.h5: $(SUBS)/%/compile.h5
 	@mkdir -p $(@D) && cp $< $@.tmp && mv $@.tmp $@
 
-CELL_DEPS = $(A)/$$*/compile.h5 $(BUILD)/problems/$$(call cell_problem,$$*).so $(REFHASH)/$$(call cell_problem,$$*).hash $(BIN)/kb-runner
+CELL_DEPS = $(A)/$$*/compile.h5 $(BUILD)/problems/$$(call cell_problem,$$*).so $(REFHASH)/$$(call cell_problem,$$*).hash $(call tool,kb-runner)
 CELL_FLAGS = --problem $(BUILD)/problems/$(call cell_problem,$*).so --submission $(call cell_sub,$*) \
   --compile $(A)/$*/compile.h5 --model $(call cell_model,$*) --sample $(call cell_sample,$*) --out $@
 
-$(A)/%/sanity-check.h5: $(CELL_DEPS) $(BIN)/kb-sanity-check $(STAMPS)/sanity-check.stamp
-	$(Q)$(BIN)/kb-sanity-check $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS)
+$(A)/%/sanity-check.h5: $(CELL_DEPS) $(call tool,kb-sanity-check) $(STAMPS)/sanity-check.stamp
+	$(Q)$(STAGE_RUN) $(BIN)/kb-sanity-check $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS)
 
 # verify and memory read the standard check's outcome: a sample that hung or crashed there is
 # recorded as such rather than run (and timed out) again.
-$(A)/%/verify-distributions.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(BIN)/kb-verify-distributions $(STAMPS)/verify-distributions.stamp
-	$(Q)$(BIN)/kb-verify-distributions $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
+$(A)/%/verify-distributions.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(call tool,kb-verify-distributions) $(STAMPS)/verify-distributions.stamp
+	$(Q)$(STAGE_RUN) $(BIN)/kb-verify-distributions $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
 
-$(A)/%/memory-profile.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(BIN)/kb-memory-profile $(STAMPS)/memory-profile.stamp
-	$(Q)$(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
+$(A)/%/memory-profile.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(call tool,kb-memory-profile) $(STAMPS)/memory-profile.stamp
+	$(Q)$(STAGE_RUN) $(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
 
-$(A)/baseline/%/baseline-time.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(BIN)/kb-runner $(BIN)/kb-baseline-time $(STAMPS)/baseline-time.stamp
-	$(Q)$(BIN)/kb-baseline-time $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --out $@
+$(A)/baseline/%/baseline-time.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(call tool,kb-runner) $(call tool,kb-baseline-time) $(STAMPS)/baseline-time.stamp
+	$(Q)$(STAGE_RUN) $(BIN)/kb-baseline-time $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --out $@
 
-$(A)/baseline/%/memory-profile.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(BIN)/kb-runner $(BIN)/kb-memory-profile $(STAMPS)/memory-profile.stamp
-	$(Q)$(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) --baseline --problem $< --out $@
+$(A)/baseline/%/memory-profile.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(call tool,kb-runner) $(call tool,kb-memory-profile) $(STAMPS)/memory-profile.stamp
+	$(Q)$(STAGE_RUN) $(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) --baseline --problem $< --out $@
 
 # PyTorch eager against the C baseline, per problem (both math modes, both timers, one process).
-$(A)/baseline/%/fidelity.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash problems/%.py $(BIN)/kb-runner $(LIBKBRUNNER) $(KBPY) $(BIN)/kb-fidelity $(STAMPS)/baseline-time.stamp
-	$(Q)$(BIN)/kb-fidelity $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --spec problems/$*.py --out $@
+$(A)/baseline/%/fidelity.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash problems/%.py $(call tool,kb-runner) $(call tool,libkbrunner) $(KBPY) $(call tool,kb-fidelity) $(STAMPS)/baseline-time.stamp
+	$(Q)$(STAGE_RUN) $(BIN)/kb-fidelity $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --spec problems/$*.py --out $@
 
 # ---- what to make ----------------------------------------------------------------------------------
 GPU_CELL_STAGES := sanity-check verify-distributions memory-profile
