@@ -15,7 +15,7 @@
 #      directory exists) are copied in and touched newer than everything; `make -n all` (over the
 #      problems the archive covers) must then list no stage command;
 #   6. edits by content, in real runs of `make cells baselines` with the GPU stages replaced by a
-#      recorder (STAGE_RUN=tests/cpu/fake-stage.sh; everything else, builds included, real): a
+#      recorder (STAGE_RUN=tests/fixtures/fake-stage.sh; everything else, builds included, real): a
 #      comment in ops/pool.cu rebuilds the library but runs no stage; a code change there runs the
 #      pooling problem's stages only; touching the op-library headers rebuilds what includes them
 #      and runs no stage and recompiles no submission (the stages' binaries and the references
@@ -149,9 +149,9 @@ if [ -d results/h200/artifacts ]; then
     echo "5. make -n all on results/h200/artifacts: $(echo -n "$stages" | grep -c . || true) stage commands"
 
     # ---- 6. what an edit re-runs, in real runs: the GPU stages replaced by a recorder -------------
-    # (tests/cpu/fake-stage.sh writes an empty artifact where the stage would; the builds are real)
+    # (tests/fixtures/fake-stage.sh writes an empty artifact where the stage would; the builds are real)
     export KB_FAKE_STAGE_LOG=$tmp/stages.log
-    FAKE=$PWD/tests/cpu/fake-stage.sh
+    FAKE=$PWD/tests/fixtures/fake-stage.sh
     run_gpu() { : > "$KB_FAKE_STAGE_LOG"; mk cells baselines PROBLEM="$ARCHIVED" STAGE_RUN="$FAKE" >"$tmp/$1.log" 2>&1 ||
         FAIL "$1: make cells baselines exited $?"; grep -c . "$KB_FAKE_STAGE_LOG" || true; }
     n=$(run_gpu 6-0)
