@@ -96,6 +96,11 @@ KB_HD double kb_gen_value(kb_gen g, uint64_t seed, uint32_t tensor, uint64_t i)
     kb_u32x4 w = kb_rng_words(seed, tensor, KB_STREAM_VALUE, i);
     switch (g.kind) {
     case KB_GEN_RAND:
+    case KB_GEN_RAND_SYMMETRIC: /* the structured kinds' base value; kb_draw_value applies the structure */
+    case KB_GEN_RAND_TRIU:
+    case KB_GEN_RAND_TRIL:
+    case KB_GEN_RAND_SOFTMAX:
+    case KB_GEN_RAND_SCALED:
         return kb_u01(w.v[0]);
     case KB_GEN_RANDN: {
         /* Box-Muller on two independent uniforms. */
@@ -123,12 +128,6 @@ KB_HD double kb_gen_value(kb_gen g, uint64_t seed, uint32_t tensor, uint64_t i)
         return kb_u01(w.v[0]) < g.a ? 1.0 : 0.0;
     case KB_GEN_SIGN:
         return (w.v[0] & 1u) ? 1.0 : -1.0;
-    case KB_GEN_RAND_SYMMETRIC:
-    case KB_GEN_RAND_TRIU:
-    case KB_GEN_RAND_TRIL:
-    case KB_GEN_RAND_SOFTMAX:
-    case KB_GEN_RAND_SCALED:
-        return kb_u01(w.v[0]); /* the base value; kb_draw_value applies the structure */
     case KB_GEN_LOGUNIFORM_SIGNED: {
         /* |v| = 10^U[a,b), sign random: wide dynamic range. */
         double e = g.a + (g.b - g.a) * kb_u01(w.v[0]);

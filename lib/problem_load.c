@@ -47,12 +47,9 @@ static int check_spec(const kb_problem *p, const kb_tensor_spec *s, const char *
         if (s->ndim < (need2 ? 2 : 1))
             return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: this generator needs %d dimensions or more", p->id,
                            kind, s->name, need2 ? 2 : 1);
-        if (s->gen.kind == KB_GEN_RAND_SYMMETRIC && s->shape[s->ndim - 1] != s->shape[s->ndim - 2])
-            return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: a symmetric matrix must be square", p->id, kind,
-                           s->name);
-        if (s->gen.kind <= KB_GEN_RAND_TRIL && s->shape[s->ndim - 1] != s->shape[s->ndim - 2])
-            return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: triangular generators need square matrices", p->id,
-                           kind, s->name);
+        if (need2 && s->shape[s->ndim - 1] != s->shape[s->ndim - 2])
+            return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: the symmetric and triangular generators need square "
+                           "matrices", p->id, kind, s->name);
     }
     if (s->gen.kind == KB_GEN_KAIMING_UNIFORM && !(s->gen.a > 0))
         return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: kaiming-uniform needs fan_in > 0", p->id, kind, s->name);

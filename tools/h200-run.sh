@@ -32,6 +32,14 @@ export PATH=/usr/local/cuda/bin:$PATH DEPS_PREFIX=${DEPS_PREFIX:-.deps}
 J=$(nproc)
 left() { echo $(( budget - ($(date +%s) - start) )); }
 t() { local s=$(date +%s); "$@"; local rc=$?; echo "[$(( $(date +%s) - s )) s, rc $rc] $*"; return $rc; }
+# fidelity.h5 of each problem given, one at a time, skipping those done, until time runs short
+fidelity_loop() {
+    for p in "$@"; do
+        [ -f artifacts/paper/baseline/$p/fidelity.h5 ] && continue
+        reserve=25 lim make --no-print-directory PROTOCOL=paper artifacts/paper/baseline/$p/fidelity.h5 2>&1 | grep -v '^kb:' | tail -2
+        [ "$(left)" -gt 40 ] || break
+    done
+}
 lim() { local l=$(( $(left) - ${reserve:-15} )); [ "$l" -gt 5 ] || { echo "[skipped, no time] $*"; return 124; }; t timeout -k 5 "$l" "$@"; }
 mkdir -p "$OUT"
 log=$OUT/run-$phase.txt
@@ -255,10 +263,7 @@ elif [ "$phase" = s6b ]; then
     ORDER="${S6B_ORDER:-}"
     t make -j"$J" build/tests/check_problems > /dev/null 2>&1
     build/tests/check_problems problems build/problems $(find build/problems -name '*.so' | sort) | grep -v '^ok' | head -20
-    for p in $ORDER; do
-        reserve=25 lim make --no-print-directory PROTOCOL=paper artifacts/paper/baseline/$p/fidelity.h5 2>&1 | grep -v '^kb:' | tail -2
-        [ "$(left)" -gt 40 ] || break
-    done
+    fidelity_loop $ORDER
     tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity-s6b.csv" 2>&1 | tail -3
     tar czf "$OUT/s6b-fidelity.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
 elif [ "$phase" = s7a ]; then
@@ -272,11 +277,7 @@ elif [ "$phase" = s7a ]; then
     fi
     first="level1/048_mean_dim level1/094_mse_loss level1/096_huber_loss level1/089_cumsum level1/050_conv2d_alexnet_conv1 level1/043_maxpool3d level1/005_matrix_scalar_mul level1/093_masked_cumsum"
     rest=$(ls problems/level1/*.c problems/level2/*.c | sed 's|problems/||; s|\.c$||')
-    for p in $first $rest; do
-        [ -f artifacts/paper/baseline/$p/fidelity.h5 ] && continue
-        reserve=25 lim make --no-print-directory PROTOCOL=paper artifacts/paper/baseline/$p/fidelity.h5 2>&1 | grep -v '^kb:' | tail -2
-        [ "$(left)" -gt 40 ] || break
-    done
+    fidelity_loop $first $rest
     tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -8
     tar czf "$OUT/fidelity.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
 fi

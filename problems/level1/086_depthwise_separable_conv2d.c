@@ -23,13 +23,7 @@ static void reference(kb_ref *r)
     kb_tensor t = kb_depthwise_conv2d(r, KB_NEW, kb_arg(r, "x"), kb_arg(r, "depthwise.weight"), KB_NEW,
                                       1, 1, PAD, PAD, 1, 1);
     /* x = self.pointwise(x) */
-    kb_conv_desc d = {.nd = 2, .batch = BATCH, .in_ch = CIN, .out_ch = COUT, .in_size = {H, W},
-                      .kernel = {1, 1}, .stride = {1, 1}, .pad = {0, 0}, .dilation = {1, 1},
-                      .out_pad = {0, 0}, .groups = 1};
-    const float *pt = kb_f32(r, t), *pw = kb_f32(r, kb_arg(r, "pointwise.weight"));
-    float *py = kb_f32(r, kb_arg(r, "y"));
-    if (kb_ref_ok(r))
-        kb_ref_check(r, kb_op_conv(kb_ref_ctx(r), &d, pt, pw, NULL, py));
+    kb_conv(r, kb_arg(r, "y"), t, kb_arg(r, "pointwise.weight"), KB_NEW, KB_CONV_PARAMS(.stride = {1, 1}));
     kb_drop(r, t);
 }
 
