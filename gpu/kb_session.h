@@ -58,6 +58,11 @@ typedef struct kb_call_outcome {
  * waits until it is ready. A submission that cannot be loaded is not an error of this call:
  * *ready says so (KB_OUT_LOAD_ERROR, ...), and the session can still be closed. */
 kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb_err *err);
+/* kb_session_open in two halves, so that several children start side by side: _start does all
+ * but the wait (the child is running and has its INIT); _ready waits for READY and fills *ready
+ * as _open does. On -1 (a harness error) the caller closes the session. */
+kb_session *kb_session_start(const kb_session_opts *o, kb_call_outcome *ready, kb_err *err);
+int kb_session_ready(kb_session *s, kb_call_outcome *ready, kb_err *err);
 void kb_session_close(kb_session *s);
 
 const kb_problem *kb_session_problem(const kb_session *s);

@@ -39,6 +39,8 @@ struct kb_session {
     char sandbox_mode[96];
     char py_spec[4096];    /* a .py target: the problem's spec */
     char py_runner[4096];  /* ... and py/kbpy/runner.py */
+    int init_failed;       /* INIT could not be sent (started says why) */
+    kb_call_outcome started; /* what kb_session_start saw */
 };
 
 const kb_problem *kb_session_problem(const kb_session *s) { return s->p; }
@@ -105,6 +107,7 @@ static void child_ended(kb_session *s, int timed_out, const kb_msg_status *fatal
 
 static char last_sandbox[96];
 static const char *last_kind = "";
+static int n_started; /* children this process started */
 
 const char *kb_session_last_kind(void) { return last_kind; }
 const char *kb_session_last_sandbox(void) { return last_sandbox; }
@@ -303,6 +306,23 @@ static int send_req(kb_session *s, uint32_t type, const void *p, size_t len, kb_
     return 0;
 }
 
+/* The children of one stage share its log: the first of this process truncates it (a re-run
+ * replaces the log of the run before), each starts with a line saying which child it is. */
+static int start_log(const char *path, const char *kind, kb_err *err)
+{
+    static char truncated[4096];
+    int first = strcmp(truncated, path) != 0;
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (first ? O_TRUNC : 0), 0644);
+    if (fd < 0)
+        return kb_errf(err, KB_EXIT_FAIL, "cannot create %s: %s", path, strerror(errno));
+    snprintf(truncated, sizeof truncated, "%s", path);
+    char line[128];
+    int n = snprintf(line, sizeof line, "== child %d of this stage: %s target\n", ++n_started, kind);
+    int rc = kb_write_full(fd, line, (size_t)n);
+    close(fd);
+    return rc == 0 ? 0 : kb_errf(err, KB_EXIT_FAIL, "writing %s: %s", path, strerror(errno));
+}
+
 /* The per-GPU memory-admission lock (beside the GPU lock of kb_gpu_acquire). */
 static int admit_lock(int device)
 {
@@ -351,7 +371,7 @@ static cudaError_t alloc_tensors(kb_session *s, const kb_session_opts *o)
     return e;
 }
 
-kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb_err *err)
+kb_session *kb_session_start(const kb_session_opts *o, kb_call_outcome *ready, kb_err *err)
 {
     signal(SIGPIPE, SIG_IGN);
     memset(ready, 0, sizeof *ready);
@@ -472,7 +492,8 @@ kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb
         argv[k++] = (char *)o->submission_so;
     }
     argv[k] = NULL;
-    if (kb_mkdirs_for(o->log_path, err) != 0 || kb_child_spawn(argv, o->log_path, &s->child, err) != 0)
+    if (kb_mkdirs_for(o->log_path, err) != 0 || start_log(o->log_path, last_kind, err) != 0 ||
+        kb_child_spawn(argv, o->log_path, &s->child, err) != 0)
         goto fail;
     s->alive = 1;
     size_t n_t = s->p->n_inputs + s->p->n_outputs;
@@ -510,7 +531,19 @@ kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb
     }
     int sent = send_req(s, KB_MSG_INIT, buf, len, ready);
     free(buf);
-    if (!sent) {
+    s->init_failed = sent;
+    s->started = *ready;
+    return s;
+fail:
+    kb_session_close(s);
+    return NULL;
+}
+
+int kb_session_ready(kb_session *s, kb_call_outcome *ready, kb_err *err)
+{
+    const kb_session_opts *o = &s->o;
+    *ready = s->started;
+    if (!s->init_failed) {
         kb_msg_status st;
         size_t got;
         /* Context creation, library loading and the submission's initialisers: generous. */
@@ -534,12 +567,19 @@ kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb
         char *tail = kb_session_log_tail(s, 2000);
         kb_errf(err, KB_EXIT_FAIL, "kb-runner failed to start: %s\n%s", ready->detail, tail ? tail : "");
         free(tail);
-        goto fail;
+        return -1;
+    }
+    return 0;
+}
+
+kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb_err *err)
+{
+    kb_session *s = kb_session_start(o, ready, err);
+    if (s && kb_session_ready(s, ready, err) != 0) {
+        kb_session_close(s);
+        return NULL;
     }
     return s;
-fail:
-    kb_session_close(s);
-    return NULL;
 }
 
 void kb_session_close(kb_session *s)

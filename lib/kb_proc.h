@@ -36,8 +36,9 @@ void kb_cmd_result_free(kb_cmd_result *res);
 void kb_describe_status(const kb_cmd_result *res, char *buf, size_t len);
 
 /* A child process with a request pipe (its fd 3, read end) and a reply pipe (its fd 4, write
- * end); its stdout and stderr are a pipe that a thread of ours copies into `log_path` (created,
- * truncated; at most KB_CHILD_LOG_MAX bytes, then a marker), so the child holds no descriptor
+ * end); its stdout and stderr are a pipe that a thread of ours copies into `log_path` (created
+ * if missing, appended to: the children of one stage share its log, which the stage truncates
+ * once; at most KB_CHILD_LOG_MAX bytes per child, then a marker), so the child holds no descriptor
  * of any file: it inherits fds 0 (/dev/null) to 4 and nothing else. */
 #define KB_CHILD_LOG_MAX (16u << 20)
 typedef struct kb_child {

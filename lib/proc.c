@@ -228,7 +228,7 @@ int kb_child_spawn(char *const argv[], const char *log_path, kb_child *child, kb
         close(rep[1]);
         return kb_errf(err, KB_EXIT_FAIL, "pipe: %s", strerror(errno));
     }
-    int logfd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    int logfd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644); /* several children may share it */
     struct kb_pump *pump = calloc(1, sizeof *pump);
     if (logfd < 0 || !pump) {
         int e = errno;

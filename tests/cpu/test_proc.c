@@ -223,6 +223,8 @@ static void test_child_pipes(void **state)
     kb_child_kill(&ch, NULL);
     text = kb_read_file(log, NULL, &err);
     KBT_CHECK(text && strstr(text, "kb-runner"), "log of an unstartable child: \"%s\"", text ? text : "");
+    /* children of one stage share its log: a later one appends (the stage truncates it once) */
+    KBT_CHECK(text && !strncmp(text, "logged\nerr\n", 11), "the first child's lines were lost: \"%s\"", text ? text : "");
     free(text);
 
     /* a log that cannot be created */
