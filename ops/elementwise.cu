@@ -4,13 +4,16 @@
  * TensorIterator's gpu_kernel (ATen/native/cuda/CUDALoops.cuh).
  *
  * The engine. One eager op is one TensorIterator kernel, and so is one call here:
- *   - Vectorized path (vectorized_elementwise_kernel): when every operand is contiguous with the
- *     result's shape and 16-byte aligned (vector width 4 of each operand's type), 128 threads per
- *     block (num_threads()), each thread one 4-element vector per step, grid = ceil(n / 512);
- *     the n % 4 tail is done element by element by block 0. A grid-stride loop with 64-bit
- *     indices covers tensors above 2^31 elements in one launch (TensorIterator splits those into
- *     32-bit-indexable launches); with the grid sized to the data each thread runs exactly one
- *     iteration, PyTorch's geometry. Deliberate difference: an operand holding ONE element that
+ *   - Vectorized path (vectorized_elementwise_kernel<4>): when every operand is contiguous with
+ *     the result's shape and 16-byte aligned (vector width 4 of each operand's type), 128
+ *     threads per block (num_threads()), 8 elements per thread as two 4-element vectors 128
+ *     vectors apart, grid = ceil(n / 1024); a full block loads all, computes, stores; the last,
+ *     partial block takes the unrolled, bounds-checked path. This is the geometry PyTorch 2.11
+ *     (cu130) compiles for sm_90, read from the SASS of its float, half, bfloat16 and double
+ *     kernels (session 7: the 4-element version of earlier sessions made softplus, where the
+ *     math is not hidden by memory, 1.21x slower than eager). 32-bit indices below 2^31
+ *     elements; above, 64-bit in one launch where TensorIterator splits into 32-bit-indexable
+ *     launches. Deliberate difference: an operand holding ONE element that
  *     broadcasts everywhere (a 0-d device tensor, L1/5's `s`) is loaded once per thread and
  *     kept on this path; TensorIterator sends a 0-d CUDA operand to the strided path (a CPU
  *     scalar it passes into the functor, which is what KernelBench's Python float is). Both move
@@ -18,8 +21,8 @@
  *   - Offset path (unrolled_elementwise_kernel with an OffsetCalculator): broadcast or strided
  *     operands, or misaligned pointers. Dimensions are coalesced first as TensorIterator does
  *     (size-1 dims dropped; adjacent dims merged where every operand's strides allow), so a row
- *     broadcast [N,1]*[N,D] has two dims and one division per element. 128 threads, 4 elements
- *     per thread at stride 128 (coalesced), each operand's offset from the linear index by
+ *     broadcast [N,1]*[N,D] has two dims and one division per element. 128 threads, 2 elements
+ *     per thread at stride 128 (coalesced; 4 for results under 4 bytes and for casting ops), each operand's offset from the linear index by
  *     div/mod over the collapsed dims, innermost first. When the element count and every
  *     operand's extent fit in int32 the divisions are 32-bit multiply-high "magic number"
  *     divisions (PyTorch's IntDivider); otherwise plain 64-bit div/mod. Strides may be negative
@@ -65,8 +68,9 @@
 namespace {
 
 constexpr int kThreads = 128;  /* PyTorch num_threads() on CUDA */
-constexpr int kThreadWork = 4; /* elements per thread per step */
-constexpr int kBlockWork = kThreads * kThreadWork;
+constexpr int kVecWidth = 4;      /* vectorized path: vec_size */
+constexpr int kVecThreadWork = 8; /* ... elements per thread */
+constexpr int kVecBlockWork = kThreads * kVecThreadWork;
 constexpr int kMaxIn = 3;
 
 /* ---- functors ----------------------------------------------------------------------------- */
@@ -313,17 +317,17 @@ struct VecArgs {
 };
 
 template <typename T>
-__device__ __forceinline__ void load_vec(const char *p, int scalar, int64_t v, T (&dst)[kThreadWork])
+__device__ __forceinline__ void load_vec(const char *p, int scalar, int64_t v, T (&dst)[kVecWidth])
 {
     if (scalar) {
         const T s = *reinterpret_cast<const T *>(p);
 #pragma unroll
-        for (int j = 0; j < kThreadWork; j++)
+        for (int j = 0; j < kVecWidth; j++)
             dst[j] = s;
     } else {
-        const Vec<T, kThreadWork> x = reinterpret_cast<const Vec<T, kThreadWork> *>(p)[v];
+        const Vec<T, kVecWidth> x = reinterpret_cast<const Vec<T, kVecWidth> *>(p)[v];
 #pragma unroll
-        for (int j = 0; j < kThreadWork; j++)
+        for (int j = 0; j < kVecWidth; j++)
             dst[j] = x.v[j];
     }
 }
@@ -333,44 +337,68 @@ template <typename T> __device__ __forceinline__ T load_one(const char *p, int s
     return reinterpret_cast<const T *>(p)[scalar ? 0 : i];
 }
 
-/* No __restrict__: the result may alias an operand (in place). */
-template <typename Op>
-__global__ void __launch_bounds__(kThreads) vec_kernel(Op op, VecArgs a, int64_t nvec, int tail)
+/* vectorized_elementwise_kernel<4> as PyTorch 2.11 compiles it for sm_90 (read from its SASS):
+ * a block owns kVecBlockWork consecutive elements; a full block loads all its vectors first
+ * (thread t: vectors t and t + 128 of the block), computes, then stores; the last, partial
+ * block takes the unrolled path (elements t + k * 128, bounds-checked). One launch, no loop;
+ * Idx is int32 below 2^31 elements (TensorIterator's 32-bit indexing) and int64 above, where
+ * PyTorch would split the launch. No __restrict__: the result may alias an operand. */
+template <typename Op, typename Idx>
+__global__ void __launch_bounds__(kThreads) vec_kernel(Op op, VecArgs a, Idx n)
 {
     typedef typename Op::out_t O;
     typedef typename Op::in0_t I0;
     typedef typename Op::in1_t I1;
     typedef typename Op::in2_t I2;
-    const int64_t step = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < nvec; v += step) {
-        I0 x0[kThreadWork] = {};
-        I1 x1[kThreadWork] = {};
-        I2 x2[kThreadWork] = {};
-        if constexpr (Op::N >= 1)
-            load_vec<I0>(a.in[0], a.scalar[0], v, x0);
-        if constexpr (Op::N >= 2)
-            load_vec<I1>(a.in[1], a.scalar[1], v, x1);
-        if constexpr (Op::N >= 3)
-            load_vec<I2>(a.in[2], a.scalar[2], v, x2);
-        Vec<O, kThreadWork> y;
+    constexpr int kLoads = kVecThreadWork / kVecWidth;
+    const Idx base = (Idx)blockIdx.x * kVecBlockWork;
+    const Idx remaining = n - base;
+    if (remaining < kVecBlockWork) {
+        I0 x0[kVecThreadWork] = {};
+        I1 x1[kVecThreadWork] = {};
+        I2 x2[kVecThreadWork] = {};
 #pragma unroll
-        for (int j = 0; j < kThreadWork; j++)
-            y.v[j] = invoke(op, x0[j], x1[j], x2[j]);
-        reinterpret_cast<Vec<O, kThreadWork> *>(a.out)[v] = y;
+        for (int k = 0; k < kVecThreadWork; k++) {
+            const Idx j = (Idx)threadIdx.x + (Idx)k * kThreads;
+            if (j < remaining) {
+                if constexpr (Op::N >= 1)
+                    x0[k] = load_one<I0>(a.in[0], a.scalar[0], base + j);
+                if constexpr (Op::N >= 2)
+                    x1[k] = load_one<I1>(a.in[1], a.scalar[1], base + j);
+                if constexpr (Op::N >= 3)
+                    x2[k] = load_one<I2>(a.in[2], a.scalar[2], base + j);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < kVecThreadWork; k++) {
+            const Idx j = (Idx)threadIdx.x + (Idx)k * kThreads;
+            if (j < remaining)
+                reinterpret_cast<O *>(a.out)[base + j] = invoke(op, x0[k], x1[k], x2[k]);
+        }
+        return;
     }
-    if (blockIdx.x == 0 && (int)threadIdx.x < tail) {
-        const int64_t i = nvec * kThreadWork + threadIdx.x;
-        I0 x0 = {};
-        I1 x1 = {};
-        I2 x2 = {};
+    I0 x0[kLoads][kVecWidth] = {};
+    I1 x1[kLoads][kVecWidth] = {};
+    I2 x2[kLoads][kVecWidth] = {};
+#pragma unroll
+    for (int k = 0; k < kLoads; k++) {
+        const Idx v = base / kVecWidth + (Idx)threadIdx.x + (Idx)k * kThreads;
         if constexpr (Op::N >= 1)
-            x0 = load_one<I0>(a.in[0], a.scalar[0], i);
+            load_vec<I0>(a.in[0], a.scalar[0], v, x0[k]);
         if constexpr (Op::N >= 2)
-            x1 = load_one<I1>(a.in[1], a.scalar[1], i);
+            load_vec<I1>(a.in[1], a.scalar[1], v, x1[k]);
         if constexpr (Op::N >= 3)
-            x2 = load_one<I2>(a.in[2], a.scalar[2], i);
-        reinterpret_cast<O *>(a.out)[i] = invoke(op, x0, x1, x2);
+            load_vec<I2>(a.in[2], a.scalar[2], v, x2[k]);
     }
+    Vec<O, kVecWidth> y[kLoads];
+#pragma unroll
+    for (int k = 0; k < kLoads; k++)
+#pragma unroll
+        for (int j = 0; j < kVecWidth; j++)
+            y[k].v[j] = invoke(op, x0[k][j], x1[k][j], x2[k][j]);
+#pragma unroll
+    for (int k = 0; k < kLoads; k++)
+        reinterpret_cast<Vec<O, kVecWidth> *>(a.out)[base / kVecWidth + (Idx)threadIdx.x + (Idx)k * kThreads] = y[k];
 }
 
 /* ---- offset path -------------------------------------------------------------------------- */
@@ -435,7 +463,14 @@ template <typename T, typename index_t> __device__ __forceinline__ T load_at(cha
     return *reinterpret_cast<const T *>(base + off);
 }
 
-template <typename Op, typename index_t>
+/* elementwise_kernel<128, VT> with an OffsetCalculator (gpu_kernel_impl_nocast's strided path):
+ * VT = 2 elements per thread for results of 4 bytes or more, else 4 (unroll_factor); 4 for a
+ * dynamically casting op (gpu_kernel_impl's legacy path). Read from PyTorch 2.11's SASS: block
+ * work 256 for float (the 512 of earlier sessions made L1/50's bias add 5% slower). */
+template <typename Op> struct OffsetWork {
+    static constexpr int v = NeedsDynamicCast<Op>::v ? 4 : sizeof(typename Op::out_t) >= 4 ? 2 : 4;
+};
+template <typename Op, typename index_t, int VT = OffsetWork<Op>::v>
 __global__ void __launch_bounds__(kThreads) offset_kernel(Op op, OffArgs<index_t> a, int64_t n)
 {
     typedef typename Op::out_t O;
@@ -443,14 +478,14 @@ __global__ void __launch_bounds__(kThreads) offset_kernel(Op op, OffArgs<index_t
     typedef typename Op::in1_t I1;
     typedef typename Op::in2_t I2;
     constexpr int NOPS = Op::N + 1;
-    const int64_t step = (int64_t)gridDim.x * kBlockWork;
-    for (int64_t blk = (int64_t)blockIdx.x * kBlockWork; blk < n; blk += step) {
-        I0 x0[kThreadWork] = {};
-        I1 x1[kThreadWork] = {};
-        I2 x2[kThreadWork] = {};
-        index_t out_off[kThreadWork] = {};
+    const int64_t step = (int64_t)gridDim.x * (kThreads * VT);
+    for (int64_t blk = (int64_t)blockIdx.x * (kThreads * VT); blk < n; blk += step) {
+        I0 x0[VT] = {};
+        I1 x1[VT] = {};
+        I2 x2[VT] = {};
+        index_t out_off[VT] = {};
 #pragma unroll
-        for (int j = 0; j < kThreadWork; j++) {
+        for (int j = 0; j < VT; j++) {
             const int64_t i = blk + threadIdx.x + (int64_t)j * kThreads;
             if (i < n) {
                 index_t off[kMaxIn + 1];
@@ -465,7 +500,7 @@ __global__ void __launch_bounds__(kThreads) offset_kernel(Op op, OffArgs<index_t
             }
         }
 #pragma unroll
-        for (int j = 0; j < kThreadWork; j++) {
+        for (int j = 0; j < VT; j++) {
             const int64_t i = blk + threadIdx.x + (int64_t)j * kThreads;
             if (i < n)
                 *reinterpret_cast<O *>(a.base[0] + out_off[j]) = invoke(op, x0[j], x1[j], x2[j]);
@@ -540,7 +575,7 @@ static int launch(kb_ctx *ctx, const Op &op, void *out, const int64_t *out_strid
         const void *p = k == 0 ? (const void *)out : in[k - 1];
         if (!contiguous[k] && !scalar[k])
             vec_ok = 0;
-        if (!scalar[k] && ((uintptr_t)p % (esize[k] * kThreadWork)) != 0)
+        if (!scalar[k] && ((uintptr_t)p % (esize[k] * kVecWidth)) != 0)
             vec_ok = 0;
     }
     if (NeedsDynamicCast<Op>::v)
@@ -553,9 +588,10 @@ static int launch(kb_ctx *ctx, const Op &op, void *out, const int64_t *out_strid
             a.in[k] = (const char *)in[k];
             a.scalar[k] = scalar[k + 1] && !contiguous[k + 1];
         }
-        const int64_t nvec = n / kThreadWork;
-        const int tail = (int)(n - nvec * kThreadWork);
-        vec_kernel<Op><<<grid_for(nvec, kThreads), kThreads, 0, stream>>>(op, a, nvec, tail);
+        if (n <= INT32_MAX)
+            vec_kernel<Op, int32_t><<<grid_for(n, kVecBlockWork), kThreads, 0, stream>>>(op, a, (int32_t)n);
+        else
+            vec_kernel<Op, int64_t><<<grid_for(n, kVecBlockWork), kThreads, 0, stream>>>(op, a, n);
         KB_OP_LAUNCHED(ctx);
         return 0;
     }
@@ -592,7 +628,7 @@ static int launch(kb_ctx *ctx, const Op &op, void *out, const int64_t *out_strid
             ext += (csize[d] - 1) * (cst[k][d] < 0 ? -cst[k][d] : cst[k][d]) * (int64_t)esize[k];
         fits32 = ext <= INT32_MAX;
     }
-    const unsigned int grid = grid_for(n, kBlockWork);
+    const unsigned int grid = grid_for(n, (int64_t)kThreads * OffsetWork<Op>::v);
     if (fits32) {
         OffArgs<int32_t> a;
         memset(&a, 0, sizeof a);

@@ -42,61 +42,74 @@ struct MulF {
     __host__ __device__ __forceinline__ float operator()(float a, float b) const { return a * b; }
 };
 
-/* tensor_kernel_scan_innermost_dim: see the header comment. row_buf is this row's 2 * ntx floats. */
-template <class Op>
-__global__ void scan_innermost_dim(float *__restrict__ tgt, const float *__restrict__ src, int64_t num_rows,
-                                   int64_t row_size, int log_num_threads_x, float init)
+/* tensor_kernel_scan_innermost_dim_impl: see the header comment. Idx is PyTorch's index_t:
+ * uint32 for all the arithmetic, row offsets included, when rows * row_size fits in 32 bits,
+ * else 64-bit. The Sklansky step count is a counted loop over m (s = 2^m) as in PyTorch 2.11,
+ * which nvcc unrolls; the earlier `for (s = 1; s <= ntx; s <<= 1)` it did not (3 barriers in
+ * the SASS against PyTorch's 18), and with 64-bit row offsets that cost 1.42x eager's time on
+ * the H200 (session 7). */
+template <class Op, typename Idx>
+__device__ __forceinline__ void scan_innermost_rows(float *row_buf, float *__restrict__ tgt, const float *__restrict__ src,
+                                                    uint32_t num_rows, uint32_t row_size, uint32_t log_ntx, float init)
 {
-    extern __shared__ float sbuf[];
     const Op op;
-    /* 32-bit arithmetic inside a row, as PyTorch's kernel (the host checks that rows and row_size
-     * fit in 32 bits, as check_fits_in_unsigned does); only a row's base offset is 64-bit. A 64-bit
-     * division in the Sklansky loop below cost this kernel 1.56x PyTorch's time on the H200. */
-    const uint32_t ntx = 1u << log_num_threads_x;
-    const uint32_t rows32 = (uint32_t)num_rows, n32 = (uint32_t)row_size;
-    float *row_buf = sbuf + ntx * 2 * threadIdx.y;
-
-    for (uint32_t block_row = blockIdx.x * blockDim.y; block_row < rows32; block_row += blockDim.y * gridDim.x) {
-        const uint32_t row = block_row + threadIdx.y;
+    const Idx ntx = (Idx)1 << log_ntx;
+    for (Idx block_row = (Idx)blockIdx.x * blockDim.y; block_row < num_rows; block_row += (Idx)blockDim.y * gridDim.x) {
+        const Idx row = block_row + threadIdx.y;
         float block_total = init;
-        const float *row_src = src + (int64_t)row * row_size;
-        float *row_tgt = tgt + (int64_t)row * row_size;
-        const bool row_exists = row < rows32;
+        const float *row_src = src + row * row_size;
+        float *row_tgt = tgt + row * row_size;
+        const bool row_exists = row < num_rows;
 
-        for (uint32_t block_col = 0; block_col < n32; block_col += 2 * ntx) {
-            const uint32_t col1 = block_col + threadIdx.x;
-            const uint32_t col2 = block_col + ntx + threadIdx.x;
+        for (Idx block_col = 0; block_col < row_size; block_col += 2 * ntx) {
+            const Idx col1 = block_col + threadIdx.x;
+            const Idx col2 = block_col + ntx + threadIdx.x;
             if (row_exists) {
-                row_buf[threadIdx.x] = col1 < n32 ? row_src[col1] : init;
-                row_buf[ntx + threadIdx.x] = col2 < n32 ? row_src[col2] : init;
+                row_buf[threadIdx.x] = col1 < row_size ? row_src[col1] : init;
+                row_buf[ntx + threadIdx.x] = col2 < row_size ? row_src[col2] : init;
                 /* The total of the previous chunks joins the chunk's first element. */
                 if (threadIdx.x == 0)
                     row_buf[0] = op(row_buf[0], block_total);
             }
             __syncthreads();
 
-            /* Sklansky: at step s every element of the upper half of each 2s-group takes the
-             * last element of its lower half. */
-            for (uint32_t s = 1; s <= ntx; s <<= 1) {
+            /* Sklansky: at step m (s = 2^m) every element of the upper half of each 2s-group
+             * takes the last element of its lower half. */
+            for (int m = 0; m <= (int)log_ntx; ++m) {
                 if (row_exists) {
-                    const uint32_t a = (threadIdx.x / s) * (2 * s) + s;
-                    const uint32_t ti = a + (threadIdx.x % s);
-                    const uint32_t si = a - 1;
+                    const Idx sz = (Idx)1 << m;
+                    const Idx a = (Idx)((threadIdx.x >> m) << (m + 1)) | sz;
+                    const Idx ti = a + (threadIdx.x % sz);
+                    const Idx si = a - 1;
                     row_buf[ti] = op(row_buf[ti], row_buf[si]);
                 }
                 __syncthreads();
             }
 
             if (row_exists) {
-                if (col1 < n32)
+                if (col1 < row_size)
                     row_tgt[col1] = row_buf[threadIdx.x];
-                if (col2 < n32)
+                if (col2 < row_size)
                     row_tgt[col2] = row_buf[ntx + threadIdx.x];
             }
             block_total = row_buf[2 * ntx - 1];
             __syncthreads();
         }
     }
+}
+
+/* tensor_kernel_scan_innermost_dim: row_buf is this row's 2 * ntx floats. The host checks that
+ * rows and row_size fit in 32 bits (check_fits_in_unsigned). */
+template <class Op>
+__global__ void scan_innermost_dim(float *__restrict__ tgt, const float *__restrict__ src, uint32_t num_rows,
+                                   uint32_t row_size, uint32_t log_num_threads_x, float init)
+{
+    extern __shared__ float sbuf[];
+    float *row_buf = sbuf + ((uint32_t)1 << log_num_threads_x) * 2 * threadIdx.y;
+    if ((uint64_t)num_rows * row_size <= UINT_MAX)
+        scan_innermost_rows<Op, uint32_t>(row_buf, tgt, src, num_rows, row_size, log_num_threads_x, init);
+    else
+        scan_innermost_rows<Op, uint64_t>(row_buf, tgt, src, num_rows, row_size, log_num_threads_x, init);
 }
 
 /* tensor_kernel_scan_outer_dim: one thread per (orow, irow), sequential down the scanned dim. */
@@ -172,7 +185,7 @@ static int scan_impl(kb_ctx *ctx, const float *x, float *y, int64_t outer, int64
         if (grid > max_grid)
             grid = max_grid;
         scan_innermost_dim<Op><<<(unsigned)grid, dim3(ntx, nty), 512 * 2 * sizeof(float), stream>>>(
-            y, x, num_rows, row_size, log_x, init);
+            y, x, (uint32_t)num_rows, (uint32_t)row_size, (uint32_t)log_x, init);
         KB_OP_LAUNCHED(ctx);
         return 0;
     }

@@ -103,11 +103,24 @@ int main(int argc, char **argv)
         if (!(S[m][0] = kb_session_start(&so, &ready[m][0], &err)) || !(S[m][1] = kb_session_start(&sc, &ready[m][1], &err)))
             return kb_stage_fail(st.name, &err);
     }
+    double started_s = kb_now_s() - t_start, at[2][2];
     for (int m = 0; m < 2; m++)
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; k < 2; k++) {
             if (kb_session_ready(S[m][k], &ready[m][k], &err) != 0)
                 return kb_stage_fail(st.name, &err);
+            at[m][k] = kb_now_s() - t_start;
+        }
     double ready_s = kb_now_s() - t_start;
+    {
+        /* where the start-up time goes, beside the children's own trace in the log */
+        FILE *lf = fopen(log, "a");
+        if (lf) {
+            fprintf(lf, "kb-fidelity: children started by +%.2f s; ready at +%.2f (PyTorch fp32), +%.2f (C fp32), "
+                        "+%.2f (PyTorch tf32), +%.2f (C tf32)\n",
+                    started_s, at[0][0], at[0][1], at[1][0], at[1][1]);
+            fclose(lf);
+        }
+    }
     for (int m = 0; m < 2; m++) {
         /* PyTorch eager in the child; the C baseline here, on the same tensors */
         kb_session *s = S[m][0];

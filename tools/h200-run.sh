@@ -282,5 +282,12 @@ elif [ "$phase" = s7a ]; then
     reserve=30 lim make -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
     tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -8
     tar czf "$OUT/fidelity.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
+elif [ "$phase" = s7p ]; then
+    # session 7: the start-up trace of kb-fidelity's children (where its ~9 s per problem go) and
+    # the re-mirrored elementwise (softplus), scan (cumsum) and offset-path (conv bias) kernels
+    ps="level1/029_softplus level1/089_cumsum level1/093_masked_cumsum level1/050_conv2d_alexnet_conv1 level1/019_relu level1/001_square_matmul"
+    reserve=10 lim make -k --no-print-directory PROTOCOL=paper $(for p in $ps; do echo artifacts/paper/baseline/$p/fidelity.h5; done) 2>&1 | grep -v '^kb:'
+    for p in $ps; do echo "== $p"; grep -E '^(kbpy|kb-fidelity|==)' artifacts/paper/baseline/$p/fidelity.h5.log; done
+    tar czf "$OUT/fidelity-s7p.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
 fi
 echo "== done in $(( $(date +%s) - start )) s"

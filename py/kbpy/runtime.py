@@ -26,6 +26,7 @@ import importlib.util
 import json
 import os
 import sys
+import time
 import traceback
 import types
 
@@ -157,6 +158,14 @@ def install_prebuilt(manifest, base, counter):
     cpp.load = load
 
 
+T0 = time.monotonic()  # runner.py sets the process's start
+
+
+def trace(what):
+    """One start-up step into the child's log: seconds since the process started."""
+    sys.stderr.write("kbpy +%.2f s  %s\n" % (time.monotonic() - T0, what))
+
+
 class Target:
     def __init__(self, submission, spec, cls, problem_id):
         self.submission = submission  # DIR/kernel.py (the compile stage's snapshot) or the spec
@@ -175,8 +184,10 @@ class Target:
     # ---- before the sandbox ---------------------------------------------------------------------
     def setup(self, tensors, stream_ptr, matmul_tf32, cudnn_tf32):
         """tensors: (name, role, kb_dtype, shape, ptr) in kb_args order: inputs, then outputs."""
+        trace("INIT received")
         torch.cuda.init()
         self.device = torch.device("cuda", torch.cuda.current_device())
+        trace("torch.cuda.init")
         self.stream = torch.cuda.ExternalStream(stream_ptr, device=self.device)
         torch.cuda.set_stream(self.stream)
         # PyTorch's two flags, as the paper sets them (matmul TF32 = set_float32_matmul_precision)
@@ -190,6 +201,7 @@ class Target:
             t = wrap(ptr, shape, dtype)
             (self.outputs if is_out else self.params if role == ROLE_PARAM else self.inputs).append((name, t))
         self._warm()
+        trace("cuBLAS, cuBLASLt, cuDNN warmed")
         # the problem's spec (our own file): its get_init_inputs, and its Model for the baseline
         self.spec = exec_file(self.spec_path, "kb_spec")
         self.init_inputs = list(self.spec.get_init_inputs()) if hasattr(self.spec, "get_init_inputs") else []
@@ -205,9 +217,11 @@ class Target:
         else:
             self.source, self.manifest = None, {"extensions": []}
         self._patch_cpp_extension()
+        trace("spec and manifest read")
         self._rehearse()
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
+        trace("rehearsal (lazy imports, %s once)" % self.cls_name)
 
     def _scalar_arguments(self):
         """The forward() arguments get_inputs() gives as Python numbers (L1/5's `s = 3.14`): the
@@ -306,6 +320,7 @@ class Target:
         self._refresh_scalars()
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
+        trace("loaded: %s built and bound" % self.cls_name)
         return 0, ""
 
     def _bind(self, model):
