@@ -353,7 +353,9 @@ int kb_runner_main(int argc, char **argv, const kb_runner_target *target)
         fatal(KB_OUT_HARNESS_ERROR, "out of host memory for the INIT message");
     uint32_t type;
     size_t len;
-    if (kb_msg_recv(KB_RUNNER_FD_IN, &type, buf, room, &len, 120.0) != 0 || type != KB_MSG_INIT ||
+    /* A stage may start its children before it holds its GPU (kb_session_spawn) and wait its
+     * turn behind others: a long wait is not a fault (PDEATHSIG ends us if the stage dies). */
+    if (kb_msg_recv(KB_RUNNER_FD_IN, &type, buf, room, &len, 3600.0) != 0 || type != KB_MSG_INIT ||
         len < sizeof(kb_msg_init))
         fatal(KB_OUT_HARNESS_ERROR, "no INIT message");
     memcpy(&R.init, buf, sizeof R.init);

@@ -371,10 +371,9 @@ static cudaError_t alloc_tensors(kb_session *s, const kb_session_opts *o)
     return e;
 }
 
-kb_session *kb_session_start(const kb_session_opts *o, kb_call_outcome *ready, kb_err *err)
+kb_session *kb_session_spawn(const kb_session_opts *o, kb_err *err)
 {
     signal(SIGPIPE, SIG_IGN);
-    memset(ready, 0, sizeof *ready);
     kb_session *s = calloc(1, sizeof *s);
     if (!s) {
         kb_errf(err, KB_EXIT_FAIL, "out of memory");
@@ -398,58 +397,6 @@ kb_session *kb_session_start(const kb_session_opts *o, kb_call_outcome *ready, k
     if (!s->in || !s->out || !s->ref || !s->mag || !s->ref_ins || !s->ref_outs) {
         kb_errf(err, KB_EXIT_FAIL, "out of host memory for the %u tensors of %s", s->n_in + s->n_out, s->p->id);
         goto fail;
-    }
-    if (cudaStreamCreate(&s->stream) != cudaSuccess) {
-        kb_errf(err, KB_EXIT_FAIL, "cudaStreamCreate: %s", cudaGetErrorString(cudaGetLastError()));
-        goto fail;
-    }
-    /* Device memory: several stages may share a GPU (checks run side by side), so allocation
-     * is admitted under a per-GPU memory lock when enough is free, with headroom for the
-     * children's own scratch; an allocation that still fails is retried after others finish. */
-    {
-        uint64_t need = 0;
-        for (uint32_t i = 0; i < s->p->n_inputs; i++)
-            need += kb_spec_bytes(&s->p->inputs[i]);
-        for (uint32_t i = 0; i < s->p->n_outputs; i++)
-            need += out_bytes(s, i) * (1u + (o->need_reference ? 1u : 0u) + (o->need_magnitude ? 1u : 0u));
-        double t_wait = kb_now_s();
-        int said = 0;
-        for (;;) {
-            int mfd = admit_lock(o->device);
-            size_t free_b = 0, total_b = 0;
-            cudaMemGetInfo(&free_b, &total_b);
-            uint64_t headroom = (16ull << 30) + total_b / 20;
-            cudaError_t e = cudaSuccess;
-            if ((uint64_t)free_b >= need + headroom || kb_now_s() - t_wait > 1800.0)
-                e = alloc_tensors(s, o);
-            else
-                e = cudaErrorMemoryAllocation;
-            if (mfd >= 0)
-                close(mfd); /* releases the flock */
-            if (e == cudaSuccess)
-                break;
-            free_tensors(s);
-            cudaGetLastError();
-            if (e != cudaErrorMemoryAllocation || kb_now_s() - t_wait > 1800.0) {
-                kb_errf(err, KB_EXIT_FAIL, "allocating the tensors of %s (%llu bytes): %s", s->p->id,
-                        (unsigned long long)need, cudaGetErrorString(e));
-                goto fail;
-            }
-            if (!said) {
-                fprintf(stderr, "waiting for %.1f GiB of device memory (other stages hold it) ...\n",
-                        (double)need / (1u << 30));
-                said = 1;
-            }
-            usleep(500000);
-        }
-    }
-    if (o->need_reference) {
-        char msg[512];
-        s->ctx = kb_ctx_create(s->stream, o->ref_math, KB_CTX_CACHING, msg, sizeof msg);
-        if (!s->ctx) {
-            kb_errf(err, KB_EXIT_FAIL, "%s", msg);
-            goto fail;
-        }
     }
     last_kind = o->target == KB_TARGET_REFERENCE      ? "reference"
                 : !kb_submission_is_py(o->submission_so) ? "cu"
@@ -496,12 +443,75 @@ kb_session *kb_session_start(const kb_session_opts *o, kb_call_outcome *ready, k
         kb_child_spawn(argv, o->log_path, &s->child, err) != 0)
         goto fail;
     s->alive = 1;
+    return s;
+fail:
+    kb_session_close(s);
+    return NULL;
+}
+
+int kb_session_init(kb_session *s, int device, kb_call_outcome *ready, kb_err *err)
+{
+    memset(ready, 0, sizeof *ready);
+    s->o.device = device;
+    const kb_session_opts *o = &s->o;
+    if (cudaStreamCreate(&s->stream) != cudaSuccess) {
+        kb_errf(err, KB_EXIT_FAIL, "cudaStreamCreate: %s", cudaGetErrorString(cudaGetLastError()));
+        return -1;
+    }
+    /* Device memory: several stages may share a GPU (checks run side by side), so allocation
+     * is admitted under a per-GPU memory lock when enough is free, with headroom for the
+     * children's own scratch; an allocation that still fails is retried after others finish. */
+    {
+        uint64_t need = 0;
+        for (uint32_t i = 0; i < s->p->n_inputs; i++)
+            need += kb_spec_bytes(&s->p->inputs[i]);
+        for (uint32_t i = 0; i < s->p->n_outputs; i++)
+            need += out_bytes(s, i) * (1u + (o->need_reference ? 1u : 0u) + (o->need_magnitude ? 1u : 0u));
+        double t_wait = kb_now_s();
+        int said = 0;
+        for (;;) {
+            int mfd = admit_lock(o->device);
+            size_t free_b = 0, total_b = 0;
+            cudaMemGetInfo(&free_b, &total_b);
+            uint64_t headroom = (16ull << 30) + total_b / 20;
+            cudaError_t e = cudaSuccess;
+            if ((uint64_t)free_b >= need + headroom || kb_now_s() - t_wait > 1800.0)
+                e = alloc_tensors(s, o);
+            else
+                e = cudaErrorMemoryAllocation;
+            if (mfd >= 0)
+                close(mfd); /* releases the flock */
+            if (e == cudaSuccess)
+                break;
+            free_tensors(s);
+            cudaGetLastError();
+            if (e != cudaErrorMemoryAllocation || kb_now_s() - t_wait > 1800.0) {
+                kb_errf(err, KB_EXIT_FAIL, "allocating the tensors of %s (%llu bytes): %s", s->p->id,
+                        (unsigned long long)need, cudaGetErrorString(e));
+                return -1;
+            }
+            if (!said) {
+                fprintf(stderr, "waiting for %.1f GiB of device memory (other stages hold it) ...\n",
+                        (double)need / (1u << 30));
+                said = 1;
+            }
+            usleep(500000);
+        }
+    }
+    if (o->need_reference) {
+        char msg[512];
+        s->ctx = kb_ctx_create(s->stream, o->ref_math, KB_CTX_CACHING, msg, sizeof msg);
+        if (!s->ctx) {
+            kb_errf(err, KB_EXIT_FAIL, "%s", msg);
+            return -1;
+        }
+    }
     size_t n_t = s->p->n_inputs + s->p->n_outputs;
     size_t len = sizeof(kb_msg_init) + n_t * sizeof(kb_msg_tensor);
     char *buf = calloc(1, len);
     if (!buf) {
         kb_errf(err, KB_EXIT_FAIL, "out of memory");
-        goto fail;
+        return -1;
     }
     kb_msg_init *ini = (kb_msg_init *)buf;
     ini->target = (uint32_t)o->target;
@@ -524,7 +534,7 @@ kb_session *kb_session_start(const kb_session_opts *o, kb_call_outcome *ready, k
         if (e != cudaSuccess) {
             free(buf);
             kb_errf(err, KB_EXIT_FAIL, "cudaIpcGetMemHandle: %s", cudaGetErrorString(e));
-            goto fail;
+            return -1;
         }
         memcpy(t[i].ipc_handle, &h, sizeof h);
         t[i].bytes = kb_spec_bytes(sp);
@@ -533,11 +543,19 @@ kb_session *kb_session_start(const kb_session_opts *o, kb_call_outcome *ready, k
     free(buf);
     s->init_failed = sent;
     s->started = *ready;
-    return s;
-fail:
-    kb_session_close(s);
-    return NULL;
+    return 0;
 }
+
+kb_session *kb_session_start(const kb_session_opts *o, kb_call_outcome *ready, kb_err *err)
+{
+    kb_session *s = kb_session_spawn(o, err);
+    if (s && kb_session_init(s, o->device, ready, err) != 0) {
+        kb_session_close(s);
+        return NULL;
+    }
+    return s;
+}
+
 
 int kb_session_ready(kb_session *s, kb_call_outcome *ready, kb_err *err)
 {

@@ -434,6 +434,12 @@ __device__ __forceinline__ void offsets_of(const OffArgs<index_t> &a, int64_t id
 #pragma unroll
     for (int k = 0; k < kMaxIn + 1; k++)
         off[k] = 0;
+    if (a.ndim == 1) { /* contiguous or one strided dim: TrivialOffsetCalculator, no division */
+#pragma unroll
+        for (int k = 0; k < NOPS; k++)
+            off[k] = (index_t)idx * a.stride[k][0];
+        return;
+    }
     if constexpr (sizeof(index_t) == 4) {
         uint32_t lin = (uint32_t)idx;
         for (int d = 0; d < a.ndim; d++) {
@@ -521,6 +527,80 @@ static unsigned int grid_for(int64_t work, int64_t per_block)
 /* One elementwise launch. Shapes: `shape` (ndim) is the iteration shape; out_stride / in_stride
  * are element strides aligned to it (0 where an operand broadcasts); out_stride NULL means the
  * result is contiguous. */
+/* The offset path's launch over collapsed dims (outermost first; byte strides = cst * esize).
+ * 32-bit offsets when the count and every operand's byte extent fit; otherwise split as
+ * TensorIterator::with_32bit_indexing does -- the dim with the largest byte extent of any
+ * operand, in half, recursively -- so each launch indexes in 32 bits (a single 64-bit launch
+ * with 64-bit div/mod took L1/93's 4 GiB mul 1.2x eager's time). A dim that cannot be split
+ * leaves 64-bit indexing. */
+template <typename Op, int NIN>
+static void offset_launch(const Op &op, cudaStream_t stream, char *const base[kMaxIn + 1], int cn,
+                          const int64_t *csize, const int64_t (*cst)[KB_MAX_DIMS], const size_t *esize)
+{
+    int64_t n = 1;
+    for (int d = 0; d < cn; d++)
+        n *= csize[d];
+    int fits32 = n <= INT32_MAX, split = -1;
+    int64_t widest = -1;
+    for (int d = 0; d < cn; d++)
+        for (int k = 0; k <= NIN; k++) {
+            const int64_t ext = (csize[d] - 1) * (cst[k][d] < 0 ? -cst[k][d] : cst[k][d]) * (int64_t)esize[k];
+            if (ext > widest && csize[d] > 1) {
+                widest = ext;
+                split = d;
+            }
+        }
+    for (int k = 0; k <= NIN && fits32; k++) {
+        int64_t ext = 0;
+        for (int d = 0; d < cn; d++)
+            ext += (csize[d] - 1) * (cst[k][d] < 0 ? -cst[k][d] : cst[k][d]) * (int64_t)esize[k];
+        fits32 = ext <= INT32_MAX;
+    }
+    if (!fits32 && split >= 0) {
+        int64_t half[KB_MAX_DIMS];
+        for (int d = 0; d < cn; d++)
+            half[d] = csize[d];
+        const int64_t h = csize[split] / 2;
+        half[split] = h;
+        offset_launch<Op, NIN>(op, stream, base, cn, half, cst, esize);
+        char *rest[kMaxIn + 1] = {NULL};
+        for (int k = 0; k <= NIN; k++)
+            rest[k] = base[k] + h * cst[k][split] * (int64_t)esize[k];
+        half[split] = csize[split] - h;
+        offset_launch<Op, NIN>(op, stream, rest, cn, half, cst, esize);
+        return;
+    }
+    const unsigned int grid = grid_for(n, (int64_t)kThreads * OffsetWork<Op>::v);
+    if (fits32) {
+        OffArgs<int32_t> a;
+        memset(&a, 0, sizeof a);
+        for (int k = 0; k <= NIN; k++)
+            a.base[k] = base[k];
+        a.ndim = cn;
+        for (int d = 0; d < cn; d++) { /* innermost first */
+            const int s = cn - 1 - d;
+            a.size[d] = csize[s];
+            a.div[d] = make_div32((uint32_t)csize[s]);
+            for (int k = 0; k <= NIN; k++)
+                a.stride[k][d] = (int32_t)(cst[k][s] * (int64_t)esize[k]);
+        }
+        offset_kernel<Op, int32_t><<<grid, kThreads, 0, stream>>>(op, a, n);
+    } else {
+        OffArgs<int64_t> a;
+        memset(&a, 0, sizeof a);
+        for (int k = 0; k <= NIN; k++)
+            a.base[k] = base[k];
+        a.ndim = cn;
+        for (int d = 0; d < cn; d++) {
+            const int s = cn - 1 - d;
+            a.size[d] = csize[s];
+            for (int k = 0; k <= NIN; k++)
+                a.stride[k][d] = cst[k][s] * (int64_t)esize[k];
+        }
+        offset_kernel<Op, int64_t><<<grid, kThreads, 0, stream>>>(op, a, n);
+    }
+}
+
 template <typename Op>
 static int launch(kb_ctx *ctx, const Op &op, void *out, const int64_t *out_stride, int ndim, const int64_t *shape,
                   const void *const *in, const int64_t (*in_stride)[KB_MAX_DIMS])
@@ -620,45 +700,10 @@ static int launch(kb_ctx *ctx, const Op &op, void *out, const int64_t *out_strid
             cst[k][cn] = st[k][d];
         cn++;
     }
-    /* 32-bit indexing when the count and every operand's byte extent fit */
-    int fits32 = n <= INT32_MAX;
-    for (int k = 0; k <= NIN && fits32; k++) {
-        int64_t ext = 0;
-        for (int d = 0; d < cn; d++)
-            ext += (csize[d] - 1) * (cst[k][d] < 0 ? -cst[k][d] : cst[k][d]) * (int64_t)esize[k];
-        fits32 = ext <= INT32_MAX;
-    }
-    const unsigned int grid = grid_for(n, (int64_t)kThreads * OffsetWork<Op>::v);
-    if (fits32) {
-        OffArgs<int32_t> a;
-        memset(&a, 0, sizeof a);
-        a.base[0] = (char *)out;
-        for (int k = 0; k < NIN; k++)
-            a.base[k + 1] = (char *)in[k];
-        a.ndim = cn;
-        for (int d = 0; d < cn; d++) { /* innermost first */
-            const int s = cn - 1 - d;
-            a.size[d] = csize[s];
-            a.div[d] = make_div32((uint32_t)csize[s]);
-            for (int k = 0; k <= NIN; k++)
-                a.stride[k][d] = (int32_t)(cst[k][s] * (int64_t)esize[k]);
-        }
-        offset_kernel<Op, int32_t><<<grid, kThreads, 0, stream>>>(op, a, n);
-    } else {
-        OffArgs<int64_t> a;
-        memset(&a, 0, sizeof a);
-        a.base[0] = (char *)out;
-        for (int k = 0; k < NIN; k++)
-            a.base[k + 1] = (char *)in[k];
-        a.ndim = cn;
-        for (int d = 0; d < cn; d++) {
-            const int s = cn - 1 - d;
-            a.size[d] = csize[s];
-            for (int k = 0; k <= NIN; k++)
-                a.stride[k][d] = cst[k][s] * (int64_t)esize[k];
-        }
-        offset_kernel<Op, int64_t><<<grid, kThreads, 0, stream>>>(op, a, n);
-    }
+    char *base[kMaxIn + 1] = {(char *)out};
+    for (int k = 0; k < NIN; k++)
+        base[k + 1] = (char *)in[k];
+    offset_launch<Op, NIN>(op, stream, base, cn, csize, cst, esize);
     KB_OP_LAUNCHED(ctx);
     return 0;
 }

@@ -23,6 +23,8 @@
 #   s6b: the 100 Level-1 baselines against PyTorch eager (fidelity), one problem at a time
 #   s7a (prepared for session 7): make PROBLEM=level1/019 MODEL=demo-naive; fidelity of every
 #       problem, resumable (carry the previous call's $OUT/fidelity.tgz as .h200-carry/fidelity.tgz)
+#   s7p: kb-fidelity's start-up trace on six problems; s7c: make -j2 fidelity over every problem,
+#       then (S7_ALL=1) make all MODEL=demo-naive in the time left
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -282,6 +284,17 @@ elif [ "$phase" = s7a ]; then
     reserve=30 lim make -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
     tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -8
     tar czf "$OUT/fidelity.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
+elif [ "$phase" = s7c ]; then
+    # session 7, issue #13: the fidelity report of every problem in one make run (-j2: the next
+    # problem's children import torch while this one holds the GPU), then, with the time left,
+    # make all MODEL=demo-naive (resumable: a cut run goes on in the next call)
+    reserve=${S7_RESERVE:-20} lim make -j2 -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
+    tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -12
+    tar czf "$OUT/fidelity.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
+    if [ -n "${S7_ALL:-}" ]; then
+        reserve=10 lim make -j6 -k all MODEL=demo-naive 2>&1 | tee "$OUT/make-all-demo-naive.txt" | grep -v '^kb:' | tail -30
+        tar czf "$OUT/demo-naive.tgz" artifacts/paper/demo-naive artifacts/paper/baseline artifacts/paper/tables 2>/dev/null
+    fi
 elif [ "$phase" = s7p ]; then
     # session 7: the start-up trace of kb-fidelity's children (where its ~9 s per problem go) and
     # the re-mirrored elementwise (softplus), scan (cumsum) and offset-path (conv bias) kernels
