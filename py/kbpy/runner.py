@@ -31,6 +31,8 @@ from kbpy import runtime  # noqa: E402
 
 runtime.T0 = T0
 runtime.trace("imports (torch, torch.utils.cpp_extension, kbpy)")
+runtime.preimport()
+runtime.trace("torch._dynamo and the dispatch machinery imported")
 
 MAX_DIMS = 8
 
