@@ -13,11 +13,11 @@
  *     kernels (session 7: the 4-element version of earlier sessions made softplus, where the
  *     math is not hidden by memory, 1.21x slower than eager). 32-bit indices below 2^31
  *     elements; above, 64-bit in one launch where TensorIterator splits into 32-bit-indexable
- *     launches. Deliberate difference: an operand holding ONE element that
- *     broadcasts everywhere (a 0-d device tensor, L1/5's `s`) is loaded once per thread and
- *     kept on this path; TensorIterator sends a 0-d CUDA operand to the strided path (a CPU
- *     scalar it passes into the functor, which is what KernelBench's Python float is). Both move
- *     the same bytes.
+ *     launches. A one-element operand marked as a Python number (kb_number: L1/5's `s`, which
+ *     KernelBench passes as a float and eager hands to the functor as a CPU scalar) is loaded
+ *     once per thread and stays on this path; any other one-element operand (a 0-d CUDA tensor
+ *     such as L1/37's norm) is a stride-0 broadcast and takes the offset path, as in
+ *     TensorIterator (session 7: keeping 37's on this path made it 0.74x eager's time).
  *   - Offset path (unrolled_elementwise_kernel with an OffsetCalculator): broadcast or strided
  *     operands, or misaligned pointers. Dimensions are coalesced first as TensorIterator does
  *     (size-1 dims dropped; adjacent dims merged where every operand's strides allow), so a row
@@ -423,6 +423,7 @@ static Div32 make_div32(uint32_t d)
 template <typename index_t> struct OffArgs {
     char *base[kMaxIn + 1]; /* [0] the result, then the operands */
     int ndim;
+    int trivial; /* every operand contiguous (a casting op): TrivialOffsetCalculator, no division */
     int64_t size[KB_MAX_DIMS];            /* innermost first */
     Div32 div[KB_MAX_DIMS];               /* 32-bit path */
     index_t stride[kMaxIn + 1][KB_MAX_DIMS]; /* bytes, innermost first */
@@ -434,7 +435,7 @@ __device__ __forceinline__ void offsets_of(const OffArgs<index_t> &a, int64_t id
 #pragma unroll
     for (int k = 0; k < kMaxIn + 1; k++)
         off[k] = 0;
-    if (a.ndim == 1) { /* contiguous or one strided dim: TrivialOffsetCalculator, no division */
+    if (a.trivial) {
 #pragma unroll
         for (int k = 0; k < NOPS; k++)
             off[k] = (index_t)idx * a.stride[k][0];
@@ -571,12 +572,18 @@ static void offset_launch(const Op &op, cudaStream_t stream, char *const base[kM
         return;
     }
     const unsigned int grid = grid_for(n, (int64_t)kThreads * OffsetWork<Op>::v);
+    /* gpu_kernel_impl: a casting op over contiguous operands runs unrolled_elementwise_kernel
+     * with TrivialOffsetCalculator; everything else here divides per dim, one dim included */
+    int trivial = NeedsDynamicCast<Op>::v && cn == 1;
+    for (int k = 0; k <= NIN && trivial; k++)
+        trivial = cst[k][0] == 1;
     if (fits32) {
         OffArgs<int32_t> a;
         memset(&a, 0, sizeof a);
         for (int k = 0; k <= NIN; k++)
             a.base[k] = base[k];
         a.ndim = cn;
+        a.trivial = trivial;
         for (int d = 0; d < cn; d++) { /* innermost first */
             const int s = cn - 1 - d;
             a.size[d] = csize[s];
@@ -591,6 +598,7 @@ static void offset_launch(const Op &op, cudaStream_t stream, char *const base[kM
         for (int k = 0; k <= NIN; k++)
             a.base[k] = base[k];
         a.ndim = cn;
+        a.trivial = trivial;
         for (int d = 0; d < cn; d++) {
             const int s = cn - 1 - d;
             a.size[d] = csize[s];
@@ -601,9 +609,13 @@ static void offset_launch(const Op &op, cudaStream_t stream, char *const base[kM
     }
 }
 
+/* numbers: bit k set when operand k is a Python number held as a one-element tensor (kb_number):
+ * eager passes it to the functor as a CPU scalar, so it does not keep the kernel off the
+ * vectorized path; any other one-element operand is a stride-0 broadcast, as TensorIterator
+ * treats a 0-d CUDA tensor (the offset path). */
 template <typename Op>
 static int launch(kb_ctx *ctx, const Op &op, void *out, const int64_t *out_stride, int ndim, const int64_t *shape,
-                  const void *const *in, const int64_t (*in_stride)[KB_MAX_DIMS])
+                  const void *const *in, const int64_t (*in_stride)[KB_MAX_DIMS], unsigned numbers = 0)
 {
     typedef typename Op::out_t O;
     constexpr int NIN = Op::N;
@@ -653,7 +665,7 @@ static int launch(kb_ctx *ctx, const Op &op, void *out, const int64_t *out_strid
         if (k == 0)
             scalar[0] = 0; /* the result is written in full */
         const void *p = k == 0 ? (const void *)out : in[k - 1];
-        if (!contiguous[k] && !scalar[k])
+        if (!contiguous[k] && !(scalar[k] && k > 0 && (numbers >> (k - 1) & 1u)))
             vec_ok = 0;
         if (!scalar[k] && ((uintptr_t)p % (esize[k] * kVecWidth)) != 0)
             vec_ok = 0;
@@ -860,11 +872,14 @@ template <typename Op> static kb_tensor ew(kb_ref *r, kb_tensor out, const char 
         return kb_ref_none();
     const void *in[kMaxIn] = {NULL, NULL, NULL};
     int64_t st[kMaxIn][KB_MAX_DIMS];
+    unsigned numbers = 0;
     for (int k = 0; k < NIN; k++) {
         in[k] = ins[k].data;
         aligned_strides(ins[k], ndim, shape, st[k]);
+        if (ins[k].number)
+            numbers |= 1u << k;
     }
-    kb_ref_check(r, launch(kb_ref_ctx(r), op, res.data, NULL, ndim, shape, in, st));
+    kb_ref_check(r, launch(kb_ref_ctx(r), op, res.data, NULL, ndim, shape, in, st, numbers));
     return kb_ref_ok(r) ? res : kb_ref_none();
 }
 

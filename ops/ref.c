@@ -134,6 +134,18 @@ kb_tensor kb_arg(kb_ref *r, const char *name)
     return kb_ref_none();
 }
 
+kb_tensor kb_number(kb_ref *r, kb_tensor t)
+{
+    if (r->failed)
+        return kb_ref_none();
+    if (kb_numel(t) != 1) {
+        kb_ref_fail(r, "kb_number: a Python number is one element (this tensor has %lld)", (long long)kb_numel(t));
+        return kb_ref_none();
+    }
+    t.number = 1;
+    return t;
+}
+
 /* ---- temporaries -------------------------------------------------------------------------- */
 
 void *kb_scratch(kb_ref *r, size_t bytes)

@@ -123,7 +123,15 @@ typedef struct kb_tensor {
     int32_t ndim;
     int64_t shape[KB_MAX_DIMS];
     int64_t stride[KB_MAX_DIMS]; /* in elements; views (expand, transpose) change only these */
+    int32_t number;              /* 1: a Python number held as a one-element tensor (kb_number) */
 } kb_tensor;
+
+/* t, marked as a Python number: a forward() argument that get_inputs() gives as a float or int
+ * (L1/5's `s`), which the harness holds as a one-element tensor. Eager passes such a number to
+ * the op's functor as a CPU scalar; an elementwise op given a marked operand runs as eager does
+ * then, where an unmarked one-element tensor is a 0-d CUDA tensor to broadcast. t must hold one
+ * element. */
+kb_tensor kb_number(kb_ref *r, kb_tensor t);
 
 /* "allocate the result": an op's result argument */
 #define KB_NEW ((kb_tensor){0})
