@@ -44,6 +44,9 @@ typedef struct kb_runner_target {
     /* The framework allocator's own peak bytes since the last reset (-1: none), and a reset. */
     int64_t (*alloc_peak)(void *user);
     void (*alloc_reset)(void *user);
+    /* A new math mode (KB_MSG_MATH: the PyTorch baseline of kb-fidelity runs both modes in one
+     * process). 0, or non-zero with a message. */
+    int (*set_math)(void *user, int matmul_tf32, int cudnn_tf32, char *err, size_t n);
 } kb_runner_target;
 
 /* The whole child: returns its exit status (0 after QUIT). */

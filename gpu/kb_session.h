@@ -90,6 +90,10 @@ int kb_session_call(kb_session *s, unsigned call_flags, kb_call_outcome *co, kb_
 /* Times the target in the child. *samples (malloc'd) gets h->n samples. */
 int kb_session_time(kb_session *s, const kb_msg_time *t, kb_msg_timed *h, kb_msg_sample **samples,
                     kb_call_outcome *co, kb_err *err);
+/* From now on: the target in math mode `target` (the C baseline's op context, or the PyTorch
+ * flags of a .py target) and this session's reference in `ref`. 0 if the child answered (even
+ * with a failure, see co->outcome), -1 on a harness error. */
+int kb_session_set_math(kb_session *s, kb_math_mode target, kb_math_mode ref, kb_call_outcome *co, kb_err *err);
 /* The child's allocation report. */
 int kb_session_memory(kb_session *s, kb_msg_mem *m, kb_call_outcome *co, kb_err *err);
 /* Compares output i with its reference. */

@@ -316,6 +316,27 @@ static void preload_libraries(const char *submission)
     kb_memtrack_pause(0);
 }
 
+/* KB_MSG_MATH: the C baseline's op context, or a hooked target, in a new math mode. */
+static void serve_math(const kb_msg_math *m)
+{
+    kb_msg_status st;
+    memset(&st, 0, sizeof st);
+    if (R.init.target == KB_TARGET_REFERENCE && R.ctx) {
+        kb_math_mode mode = {m->matmul_tf32, m->cudnn_tf32};
+        kb_ctx_set_math(R.ctx, mode);
+    } else if (R.hooks && R.hooks->set_math) {
+        if (R.hooks->set_math(R.hooks->user, m->matmul_tf32, m->cudnn_tf32, st.text, sizeof st.text) != 0) {
+            st.code = 1;
+            st.kind = KB_OUT_HARNESS_ERROR;
+        }
+    } else {
+        st.code = 1;
+        st.kind = KB_OUT_HARNESS_ERROR;
+        snprintf(st.text, sizeof st.text, "this target's math mode is fixed at INIT (a C ABI submission)");
+    }
+    kb_msg_send(KB_RUNNER_FD_OUT, KB_MSG_MATH_SET, &st, sizeof st);
+}
+
 int kb_runner_main(int argc, char **argv, const kb_runner_target *target)
 {
     if (kb_version_arg(argc, argv, "kb-runner"))
@@ -515,6 +536,8 @@ int kb_runner_main(int argc, char **argv, const kb_runner_target *target)
             serve_time((const kb_msg_time *)req);
         else if (type == KB_MSG_MEMORY)
             serve_memory();
+        else if (type == KB_MSG_MATH && len == sizeof(kb_msg_math))
+            serve_math((const kb_msg_math *)req);
         else if (type == KB_MSG_QUIT)
             break;
         else

@@ -825,6 +825,36 @@ int kb_session_time(kb_session *s, const kb_msg_time *t, kb_msg_timed *h, kb_msg
     return 0;
 }
 
+int kb_session_set_math(kb_session *s, kb_math_mode target, kb_math_mode ref, kb_call_outcome *co, kb_err *err)
+{
+    (void)err;
+    memset(co, 0, sizeof *co);
+    if (s->ctx)
+        kb_ctx_set_math(s->ctx, ref);
+    s->o.ref_math = ref;
+    s->o.target_math = target;
+    kb_msg_math m = {target.matmul_tf32, target.cudnn_tf32};
+    if (send_req(s, KB_MSG_MATH, &m, sizeof m, co))
+        return 0;
+    kb_msg_status st;
+    size_t len;
+    if (await(s, KB_MSG_MATH_SET, &st, sizeof st, &len, 30.0, co))
+        return 0;
+    if (len != sizeof st) {
+        co->outcome = KB_OUT_HARNESS_ERROR;
+        snprintf(co->detail, sizeof co->detail, "malformed MATH_SET");
+        return 0;
+    }
+    if (st.code) {
+        st.text[sizeof st.text - 1] = '\0';
+        co->outcome = st.kind > 0 && st.kind < KB_OUT__COUNT ? (kb_outcome)st.kind : KB_OUT_HARNESS_ERROR;
+        snprintf(co->detail, sizeof co->detail, "math mode: %.1000s", st.text);
+        return 0;
+    }
+    co->outcome = KB_OUT_OK;
+    return 0;
+}
+
 int kb_session_memory(kb_session *s, kb_msg_mem *m, kb_call_outcome *co, kb_err *err)
 {
     (void)err;

@@ -31,8 +31,15 @@ typedef enum kb_msg_type {
     KB_MSG_FATAL = 10,  /* child -> parent: kb_msg_status; the child exits after sending */
     KB_MSG_WARDEN = 11, /* child -> parent: kb_msg_warden, once its sandbox filter is in force
                            (lib/kb_sandbox.h); the parent takes the listener and answers */
-    KB_MSG_WARDEN_ACK = 12 /* parent -> child: kb_msg_status (code 0: the warden serves) */
+    KB_MSG_WARDEN_ACK = 12, /* parent -> child: kb_msg_status (code 0: the warden serves) */
+    KB_MSG_MATH = 13,     /* parent -> child: kb_msg_math, the target's math mode from now on;
+                             reply KB_MSG_MATH_SET (the C baseline and a hooked target only) */
+    KB_MSG_MATH_SET = 14  /* child -> parent: kb_msg_status (code 0: in force) */
 } kb_msg_type;
+
+typedef struct kb_msg_math {
+    int32_t matmul_tf32, cudnn_tf32;
+} kb_msg_math;
 
 typedef struct kb_msg_hdr {
     uint32_t magic;

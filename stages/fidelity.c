@@ -6,9 +6,9 @@
  *      with the C baseline's, computed here on the same tensors in the same math mode;
  *   2. both are timed back to back, PyTorch first, with the same timer and settings, for each
  *      timer (paper, robust): ratio = C time / PyTorch time.
- * The four children (PyTorch and C, each mode) are spawned before the stage holds its GPU (their
- * CPU-only start-up overlaps the previous stage under make -j2), get their INIT side by side once
- * it does, and wait idle until their turn.
+ * The two children (PyTorch's and the C baseline's, each running both modes in turn) are spawned
+ * before the stage holds its GPU (their CPU-only start-up overlaps the previous stage under make
+ * -j2), get their INIT side by side once it does, and wait idle until their turn.
  * The artifact keeps every raw sample of both; tools/fidelity-csv.sh makes fidelity.csv.
  */
 #include <math.h>
@@ -88,57 +88,54 @@ int main(int argc, char **argv)
     memset(R, 0, sizeof R);
     kb_outcome outcome = KB_OUT_OK;
     char detail[1200] = "";
-    /* All four children (PyTorch and the C baseline, each math mode) start side by side; most
-     * of a problem's time here is their start-up (Python, torch, CUDA contexts, libraries).
-     * They sit idle in their own processes until asked, so each timing below still has the GPU
-     * to itself. */
-    kb_session *S[2][2] = {{NULL, NULL}, {NULL, NULL}}; /* [mode][0: PyTorch, 1: C baseline] */
-    kb_call_outcome ready[2][2];
-    /* Spawned before this stage holds its GPU: their exec, libraries and `import torch` (about
-     * 4 s, CPU only: no CUDA call until INIT) overlap the previous problem's run under make -j2,
-     * while every CUDA step below still happens with the GPU held. */
+    /* Two children, PyTorch's and the C baseline's, each run both math modes (KB_MSG_MATH
+     * switches them): spawned before this stage holds its GPU, so that their exec, libraries and
+     * `import torch` (4-7 s, CPU only: no CUDA call until INIT) overlap the previous problem's
+     * run under make -j2, while every CUDA step below happens with the GPU held. They sit idle
+     * in their own processes until asked, so each timing has the GPU to itself. (Four children,
+     * one per mode, made the CPU side the bottleneck at -j2: session 7.) */
+    kb_session *S[2] = {NULL, NULL}; /* 0: PyTorch, 1: the C baseline */
+    kb_call_outcome ready[2];
     double t_spawn = kb_now_s();
-    for (int m = 0; m < 2; m++) {
-        kb_session_opts so = {runner, problem_so, spec, KB_TARGET_SUBMISSION, modes[m], KB_INIT_MEMTRACK, 0,
-                              st.cfg.call_timeout_s, log, 1, modes[m], 0, "Model"};
-        kb_session_opts sc = {runner, problem_so, NULL, KB_TARGET_REFERENCE, modes[m], KB_INIT_CACHING, 0,
-                              st.cfg.call_timeout_s, log, 0, KB_MATH_FP32, 0, NULL};
-        if (!(S[m][0] = kb_session_spawn(&so, &err)) || !(S[m][1] = kb_session_spawn(&sc, &err)))
-            return kb_stage_fail(st.name, &err);
-    }
+    kb_session_opts so = {runner, problem_so, spec, KB_TARGET_SUBMISSION, modes[0], KB_INIT_MEMTRACK, 0,
+                          st.cfg.call_timeout_s, log, 1, modes[0], 0, "Model"};
+    kb_session_opts sc = {runner, problem_so, NULL, KB_TARGET_REFERENCE, modes[0], KB_INIT_CACHING, 0,
+                          st.cfg.call_timeout_s, log, 0, KB_MATH_FP32, 0, NULL};
+    if (!(S[0] = kb_session_spawn(&so, &err)) || !(S[1] = kb_session_spawn(&sc, &err)))
+        return kb_stage_fail(st.name, &err);
     if (kb_gpu_stage_begin(&st, gpus, KB_LOCK_TIMING, &err) != 0)
         return kb_stage_fail(st.name, &err);
     double t_start = kb_now_s(), waited_s = t_start - t_spawn;
-    for (int m = 0; m < 2; m++)
-        for (int k = 0; k < 2; k++)
-            if (kb_session_init(S[m][k], st.device, &ready[m][k], &err) != 0)
-                return kb_stage_fail(st.name, &err);
-    double started_s = kb_now_s() - t_start, at[2][2];
-    for (int m = 0; m < 2; m++)
-        for (int k = 0; k < 2; k++) {
-            if (kb_session_ready(S[m][k], &ready[m][k], &err) != 0)
-                return kb_stage_fail(st.name, &err);
-            at[m][k] = kb_now_s() - t_start;
-        }
+    for (int k = 0; k < 2; k++)
+        if (kb_session_init(S[k], st.device, &ready[k], &err) != 0)
+            return kb_stage_fail(st.name, &err);
+    double started_s = kb_now_s() - t_start, at[2];
+    for (int k = 0; k < 2; k++) {
+        if (kb_session_ready(S[k], &ready[k], &err) != 0)
+            return kb_stage_fail(st.name, &err);
+        at[k] = kb_now_s() - t_start;
+    }
     double ready_s = kb_now_s() - t_start;
     {
         /* where the start-up time goes, beside the children's own trace in the log */
         FILE *lf = fopen(log, "a");
         if (lf) {
             fprintf(lf, "kb-fidelity: children spawned %.2f s before the GPU was held; from then: INIT sent by +%.2f s, "
-                        "ready at +%.2f (PyTorch fp32), +%.2f (C fp32), +%.2f (PyTorch tf32), +%.2f (C tf32)\n",
-                    waited_s, started_s, at[0][0], at[0][1], at[1][0], at[1][1]);
+                        "ready at +%.2f (PyTorch), +%.2f (C baseline)\n",
+                    waited_s, started_s, at[0], at[1]);
             fclose(lf);
         }
     }
+    kb_draw params = {kb_seed(&st.cfg, p->id, KB_SEED_PARAMS, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
+    kb_draw in = {kb_seed(&st.cfg, p->id, KB_SEED_TIMING, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
     for (int m = 0; m < 2; m++) {
-        /* PyTorch eager in the child; the C baseline here, on the same tensors */
-        kb_session *s = S[m][0];
-        kb_draw params = {kb_seed(&st.cfg, p->id, KB_SEED_PARAMS, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
-        kb_draw in = {kb_seed(&st.cfg, p->id, KB_SEED_TIMING, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
-        R[m].ready = ready[m][0];
+        /* PyTorch eager in the child, in mode m; the C baseline here, on the same tensors */
+        kb_session *s = S[0];
+        R[m].ready = ready[0];
         R[m].call = R[m].ready;
-        if (R[m].ready.outcome == KB_OUT_OK) {
+        if (m > 0 && R[m].call.outcome == KB_OUT_OK && kb_session_set_math(s, modes[m], modes[m], &R[m].call, &err) != 0)
+            return kb_stage_fail(st.name, &err);
+        if (R[m].call.outcome == KB_OUT_OK) {
             int nonfinite = 0;
             if (kb_session_draw(s, &in, &params, &err) != 0 || kb_session_reference(s, 0, &nonfinite, &err) != 0 ||
                 kb_session_poison(s, &err) != 0 || kb_session_call(s, KB_CALL_DEVICE_SYNC, &R[m].call, &err) != 0)
@@ -151,26 +148,28 @@ int main(int argc, char **argv)
                 if (time_target(s, &st.cfg, p, t, &R[m].torch[t], &err) != 0)
                     return kb_stage_fail(st.name, &err);
         }
-        kb_session_close(s);
         if (R[m].call.outcome != KB_OUT_OK && outcome == KB_OUT_OK) {
             outcome = R[m].call.outcome;
             snprintf(detail, sizeof detail, "%s: PyTorch Model: %s", mode_names[m], R[m].call.detail);
         }
         /* the C baseline, timed right after, as baseline-time times it */
-        s = S[m][1];
-        kb_call_outcome co = ready[m][1];
+        s = S[1];
+        kb_call_outcome co = ready[1];
+        if (m > 0 && co.outcome == KB_OUT_OK && kb_session_set_math(s, modes[m], KB_MATH_FP32, &co, &err) != 0)
+            return kb_stage_fail(st.name, &err);
         if (co.outcome == KB_OUT_OK &&
             (kb_session_draw(s, &in, &params, &err) != 0 || kb_session_call(s, KB_CALL_DEVICE_SYNC, &co, &err) != 0))
             return kb_stage_fail(st.name, &err);
         for (int t = 0; t < 2 && co.outcome == KB_OUT_OK; t++)
             if (time_target(s, &st.cfg, p, t, &R[m].ours[t], &err) != 0)
                 return kb_stage_fail(st.name, &err);
-        kb_session_close(s);
         if (co.outcome != KB_OUT_OK && outcome == KB_OUT_OK) {
             outcome = co.outcome;
             snprintf(detail, sizeof detail, "%s: C baseline: %s", mode_names[m], co.detail);
         }
     }
+    kb_session_close(S[0]);
+    kb_session_close(S[1]);
     double work_s = kb_now_s() - t_start - ready_s;
 
     kb_h5w *w = kb_gpu_stage_artifact(&st, out, &err);

@@ -54,12 +54,13 @@ VOIDF = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 FORWARD = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
 NOTE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
 PEAK = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)
+MATH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t)
 
 
 class KbTarget(ctypes.Structure):
     _fields_ = [("user", ctypes.c_void_p), ("setup", SETUP), ("load", LOAD), ("before_call", VOIDF),
                 ("forward", FORWARD), ("collect", LOAD), ("note", NOTE), ("alloc_peak", PEAK),
-                ("alloc_reset", VOIDF)]
+                ("alloc_reset", VOIDF), ("set_math", MATH)]
 
 
 def put(buf, n, text):
@@ -126,8 +127,17 @@ def main(argv):
     def before_call(_u):
         target.before_call()
 
+    def set_math(_u, mm_tf32, cudnn_tf32, err, n):
+        try:
+            target.set_math(mm_tf32, cudnn_tf32)
+            return 0
+        except BaseException as e:
+            put(err, n, "%s: %s" % (type(e).__name__, e))
+            return 1
+
     hooks = KbTarget(None, SETUP(setup), LOAD(load), VOIDF(before_call), FORWARD(forward), LOAD(collect),
-                     NOTE(note), PEAK(lambda _u: target.alloc_peak()), VOIDF(lambda _u: target.alloc_reset()))
+                     NOTE(note), PEAK(lambda _u: target.alloc_peak()), VOIDF(lambda _u: target.alloc_reset()),
+                     MATH(set_math))
     # PyDLL: the GIL stays held across the call (one thread runs Python; the callbacks need it)
     lib = ctypes.PyDLL(opts["--lib"])
     lib.kb_runner_main.restype = ctypes.c_int

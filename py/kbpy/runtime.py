@@ -200,11 +200,7 @@ class Target:
         trace("torch.cuda.init")
         self.stream = torch.cuda.ExternalStream(stream_ptr, device=self.device)
         torch.cuda.set_stream(self.stream)
-        # PyTorch's two flags, as the paper sets them (matmul TF32 = set_float32_matmul_precision)
-        torch.backends.cuda.matmul.allow_tf32 = bool(matmul_tf32)
-        torch.set_float32_matmul_precision("high" if matmul_tf32 else "highest")
-        torch.backends.cudnn.allow_tf32 = bool(cudnn_tf32)
-        self.math = (bool(matmul_tf32), bool(cudnn_tf32))
+        self.set_math(matmul_tf32, cudnn_tf32)
         self.inputs, self.params, self.outputs = [], [], []
         for name, role, dt, shape, ptr, is_out in tensors:
             dtype = DTYPES[dt][0]
@@ -232,6 +228,14 @@ class Target:
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
         trace("rehearsal (%s once, a dispatch-mode call)" % self.cls_name)
+
+    def set_math(self, matmul_tf32, cudnn_tf32):
+        """PyTorch's two flags, as the paper sets them (matmul TF32 = set_float32_matmul_precision);
+        at set-up, and again when the stage switches mode (KB_MSG_MATH)."""
+        torch.backends.cuda.matmul.allow_tf32 = bool(matmul_tf32)
+        torch.set_float32_matmul_precision("high" if matmul_tf32 else "highest")
+        torch.backends.cudnn.allow_tf32 = bool(cudnn_tf32)
+        self.math = (bool(matmul_tf32), bool(cudnn_tf32))
 
     def _scalar_arguments(self):
         """The forward() arguments get_inputs() gives as Python numbers (L1/5's `s = 3.14`): the

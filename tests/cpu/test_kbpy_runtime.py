@@ -194,5 +194,25 @@ class Note(unittest.TestCase):
         self.assertEqual(t.note(), "exception: ValueError: x")
 
 
+class MathMode(unittest.TestCase):
+    """kb-fidelity runs PyTorch's baseline in both math modes in one child (KB_MSG_MATH)."""
+
+    def tearDown(self):
+        runtime.Target("k.py", "s.py", "Model", "level1/x").set_math(0, 1)  # PyTorch's defaults back
+
+    def test_both_ways(self):
+        t = target([])
+        t.set_math(1, 1)
+        self.assertTrue(torch.backends.cuda.matmul.allow_tf32)
+        self.assertEqual(torch.get_float32_matmul_precision(), "high")
+        self.assertTrue(torch.backends.cudnn.allow_tf32)
+        self.assertEqual(t.math, (True, True))
+        t.set_math(0, 0)
+        self.assertFalse(torch.backends.cuda.matmul.allow_tf32)
+        self.assertEqual(torch.get_float32_matmul_precision(), "highest")
+        self.assertFalse(torch.backends.cudnn.allow_tf32)
+        self.assertEqual(t.math, (False, False))
+
+
 if __name__ == "__main__":
     unittest.main()
