@@ -288,7 +288,7 @@ elif [ "$phase" = s7c ]; then
     # session 7, issue #13: the fidelity report of every problem in one make run (-j2: the next
     # problem's children import torch while this one holds the GPU), then, with the time left,
     # make all MODEL=demo-naive (resumable: a cut run goes on in the next call)
-    reserve=${S7_RESERVE:-20} lim make -j${S7_J:-3} -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
+    reserve=${S7_RESERVE:-20} lim make -j${S7_J:-2} -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
     tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -12
     tar czf "$OUT/fidelity.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
     if [ -n "${S7_ALL:-}" ]; then
