@@ -75,6 +75,9 @@ typedef struct kb_timer_opts {
     double ref_clock_mhz; /* robust timer: the guard's starting reference (0 = none: the first
                              sample's clock); tests use it to force exclusions */
     int flush_l2;
+    int blocking; /* the timer's parts, from its KB_TIMER row (kb_settings.def): a blocking   */
+    int adaptive; /* kernel holds each launch; samples until the CI is tight (else TRIALS);  */
+    int paced;    /* PACE and the clock guard apply                                           */
     int device; /* for the L2 size and NVML */
 } kb_timer_opts;
 

@@ -780,8 +780,9 @@ int kb_session_time(kb_session *s, const kb_msg_time *t, kb_msg_timed *h, kb_msg
         return 0;
     /* the samples the child may send: the paper timer's trials; the robust timer's timed samples
      * and as many excluded by its clock guard (gpu/timer.c stops excluding after max_samples) */
-    int max_calls = t->timer == KB_TIMER_PAPER ? t->warmup + t->trials : t->warmup + 2 * t->max_samples;
-    double timeout = s->o.call_timeout_s * 2.0 + (t->timer == KB_TIMER_PAPER ? 0.0 : t->max_time_s);
+    const int adaptive = t->adaptive;
+    int max_calls = !adaptive ? t->warmup + t->trials : t->warmup + 2 * t->max_samples;
+    double timeout = s->o.call_timeout_s * 2.0 + (!adaptive ? 0.0 : t->max_time_s);
     /* every call may take up to the call limit, but a working kernel takes milliseconds: allow
      * the whole run the per-call limit for each call, capped at an hour */
     double per_call_total = s->o.call_timeout_s * (double)max_calls;

@@ -22,6 +22,9 @@ void kb_timer_opts_from_request(const kb_msg_time *t, int device, kb_timer_opts 
     o->clock_tol = t->clock_tol;
     o->pace = t->pace;
     o->flush_l2 = t->flush_l2;
+    o->blocking = t->blocking;
+    o->adaptive = t->adaptive;
+    o->paced = t->paced;
     o->device = device;
 }
 
@@ -155,7 +158,7 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
      * events bracket the GPU work, not the host's launch latency. */
     volatile int *block_flag = NULL, *block_flag_dev = NULL;
     int *block_state = NULL, *block_state_dev = NULL;
-    if (o->kind == KB_TIMER_ROBUST) {
+    if (o->blocking) {
         if (cudaHostAlloc((void **)&block_flag, sizeof(int), cudaHostAllocMapped) != cudaSuccess ||
             cudaHostAlloc((void **)&block_state, sizeof(int), cudaHostAllocMapped) != cudaSuccess ||
             cudaHostGetDevicePointer((void **)&block_flag_dev, (void *)block_flag, 0) != cudaSuccess ||
@@ -170,7 +173,7 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
         }
     }
     unsigned long long *stamp = NULL; /* two clock stamps of 3 words (robust timer) */
-    if (o->kind == KB_TIMER_ROBUST && cudaMalloc((void **)&stamp, 6 * sizeof *stamp) != cudaSuccess) {
+    if (o->blocking && cudaMalloc((void **)&stamp, 6 * sizeof *stamp) != cudaSuccess) {
         stamp = NULL;
         cudaGetLastError();
     }
@@ -259,7 +262,7 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
         s.temp_c = kb_gpu_temperature_c(o->device);
         s.clock_avg_mhz = blocked ? stamps_clock(stamp) : NAN;
         total++;
-        if (o->kind == KB_TIMER_ROBUST) {
+        if (o->paced) {
             /* pacing, then the clock guard (kb_timer.h) */
             sleep_s(o->pace * (kb_now_s() - t_cycle));
             if (!res->guard_gave_up && clock_slow(o, &res->ref_clock_mhz, &s)) {
@@ -297,7 +300,7 @@ int kb_timer_run(const kb_timer_opts *o, cudaStream_t stream, kb_forward_fn forw
             continue;
         }
         timed++;
-        if (o->kind == KB_TIMER_PAPER) {
+        if (!o->adaptive) {
             if (timed >= o->trials)
                 break;
             continue;

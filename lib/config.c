@@ -76,6 +76,12 @@ const kb_protocol kb_protocols[KB_N_PROTOCOLS] = {
 #undef KB_TIMER
 #undef KB_SETTING
 
+int kb_protocol_tau_based(const char *name)
+{
+    const kb_protocol *p = name ? kb_protocol_find(name) : NULL;
+    return !(p && p->scaled_bound);
+}
+
 const kb_protocol *kb_protocol_find(const char *name)
 {
     for (size_t i = 0; i < KB_N_PROTOCOLS; i++)

@@ -101,6 +101,9 @@ extern const kb_protocol kb_protocols[KB_N_PROTOCOLS];
 extern const kb_timer_spec kb_timers[KB_N_TIMERS];
 const kb_protocol *kb_protocol_find(const char *name);
 const kb_timer_spec *kb_timer_find(const char *name);
+/* 1 if the named protocol's checks pass by allclose at TAU (its row has no scaled_bound), or the
+ * name is no protocol's (an artifact's name is read as the paper's check then). */
+int kb_protocol_tau_based(const char *name);
 /* The config's protocol and timer rows. */
 const kb_protocol *kb_config_protocol(const kb_config *cfg);
 const kb_timer_spec *kb_config_timer(const kb_config *cfg);

@@ -118,7 +118,10 @@ typedef struct kb_msg_time {
     int32_t min_samples, max_samples;
     double noise;
     double max_time_s;
-    int32_t flush_l2;
+    int32_t flush_l2;     /* the timer's parts, from its KB_TIMER row (kb_settings.def): L2 flush, */
+    int32_t blocking;     /* a blocking kernel holding each launch, samples until the CI is tight */
+    int32_t adaptive;     /* (else `trials`), PACE and the clock guard                            */
+    int32_t paced;
     int32_t regen_inputs; /* re-draw the inputs before every sample (strict: defeats value caches) */
     uint64_t regen_seed;
     double clock_tol;     /* robust timer: clock guard (kb_timer.h) */

@@ -65,7 +65,6 @@
 #define KB_CONF_TAU "tau"
 #define KB_CONF_TIMER "timer"
 #define KB_CONF_STD_TRIALS "std_trials"
-#define KB_TIMER_ROBUST "robust" /* the value of KB_CONF_TIMER */
 
 /* ---- compile.h5 -------------------------------------------------------------------------------- */
 #define KB_ATTR_SUBMISSION_KIND "submission_kind" /* root: "cu" or "py" */

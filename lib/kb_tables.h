@@ -89,7 +89,7 @@ void kb_report_free(kb_report *r);
 
 /* The records of one sample directory (<artifacts>/<model>/<problem>/<sample>/); notes for
  * missing and malformed files go to `notes`. `protocol` selects how the hidden check's tau_req
- * is read ("strict": not tau-based). */
+ * is read (kb_protocol_tau_based: not for a protocol whose pass is the error-model bound). */
 void kb_load_sample(const char *dir, const char *name, const char *protocol, kb_sample_rec *s, kb_notes *notes);
 /* The baseline of one problem (<artifacts>/baseline/<problem>/). */
 void kb_load_baseline(const char *dir, kb_problem_rec *p, kb_notes *notes);

@@ -139,7 +139,11 @@ void kb_time_request(const kb_config *cfg, kb_msg_time *t, uint64_t regen_seed)
     t->max_samples = cfg->max_samples;
     t->noise = cfg->noise;
     t->max_time_s = cfg->max_time_s;
-    t->flush_l2 = kb_config_timer(cfg)->flush_l2;
+    const kb_timer_spec *spec = kb_config_timer(cfg);
+    t->flush_l2 = spec->flush_l2;
+    t->blocking = spec->blocking;
+    t->adaptive = spec->adaptive;
+    t->paced = spec->paced;
     t->regen_inputs = kb_config_protocol(cfg)->regen_inputs;
     t->regen_seed = regen_seed;
     t->clock_tol = cfg->clock_tol;

@@ -177,7 +177,8 @@ static void load_sanity(const char *dir, kb_sample_rec *s, kb_notes *notes)
     s->kernel_ci_lo_ms = s->kernel_ci_hi_ms = NAN;
     char timer[16] = "";
     attr_str(r, KB_GRP_CONFIG, KB_CONF_TIMER, timer, sizeof timer);
-    if (ran && attr_i64(r, KB_ROOT, KB_ATTR_TIMED, 0) == 1 && !strcmp(timer, KB_TIMER_ROBUST)) {
+    const kb_timer_spec *ts = kb_timer_find(timer); /* the artifact's timer, as its row says */
+    if (ran && attr_i64(r, KB_ROOT, KB_ATTR_TIMED, 0) == 1 && ts && ts->statistic == KB_STAT_MEDIAN_MINUS_OVERHEAD) {
         /* the robust timer reports the median: the CI of the median, moved by what reported_ms subtracts from it (overhead, floor) */
         double med = attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_MEDIAN_MS, NAN);
         double lo = attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_MEDIAN_CI_LO_MS, NAN),
@@ -274,9 +275,9 @@ static void load_verify(const char *dir, const char *protocol, kb_sample_rec *s,
             d->tau_req = (!d->ran || !call_ok) ? INFINITY : have_req ? req[k] : NAN;
         }
     }
-    /* The tolerance the hidden check needs: the paper's check is allclose(tau); the strict one
-     * is not tau-based. */
-    if (!strcmp(proto, "strict")) {
+    /* The tolerance the hidden check needs: allclose(tau) is tau-based; a protocol whose pass is
+     * the error-model bound (its row's scaled_bound: strict) is not. */
+    if (!kb_protocol_tau_based(proto)) {
         s->hid_tau_req = NAN;
     } else if (!ran || !ran_to_verdict(s->ver_outcome)) {
         s->hid_tau_req = INFINITY;
@@ -641,7 +642,7 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
                     ignored, example);
         }
     }
-    r->hidden_tau_based = strcmp(r->protocol, "strict") != 0;
+    r->hidden_tau_based = kb_protocol_tau_based(r->protocol);
     return 0;
 oom:
     free(csv_models);

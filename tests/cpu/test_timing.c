@@ -82,6 +82,28 @@ static void test_reported(void **state)
                   KB_EVENT_RESOLUTION_MS);
 }
 
+/* The child's timer is told the timer's parts from its KB_TIMER row, never its name. */
+static void test_request_parts(void **state)
+{
+    (void)state;
+    for (int t = 0; t < KB_N_TIMERS; t++) {
+        kb_config c;
+        kb_config_defaults(&c, KB_PROTO_PAPER);
+        c.timer = kb_timers[t].id;
+        kb_msg_time req;
+        kb_time_request(&c, &req, 1);
+        KBT_CHECK(req.flush_l2 == kb_timers[t].flush_l2 && req.blocking == kb_timers[t].blocking &&
+                      req.adaptive == kb_timers[t].adaptive && req.paced == kb_timers[t].paced,
+                  "timer %s: request parts flush %d blocking %d adaptive %d paced %d differ from its row",
+                  kb_timers[t].name, req.flush_l2, req.blocking, req.adaptive, req.paced);
+    }
+    kb_config c;
+    kb_msg_time req = request(KB_PROTO_STRICT, &c);
+    KBT_CHECK(req.blocking && req.adaptive && req.paced && req.flush_l2, "strict's robust timer lost a part");
+    req = request(KB_PROTO_PAPER, &c);
+    KBT_CHECK(!req.blocking && !req.adaptive && !req.paced && !req.flush_l2, "the paper timer gained a part");
+}
+
 static void test_record(void **state)
 {
     (void)state;
@@ -159,6 +181,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reported),
+        cmocka_unit_test(test_request_parts),
         cmocka_unit_test(test_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
