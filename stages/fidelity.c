@@ -32,7 +32,7 @@ typedef struct timed {
 static int time_target(kb_session *s, const kb_config *cfg, const kb_problem *p, int timer, timed *t, kb_err *err)
 {
     kb_config c = *cfg;
-    c.timer = (kb_timer_kind)timer;
+    c.timer = kb_timers[timer].id;
     kb_time_request(&c, &t->req, kb_seed(cfg, p->id, KB_SEED_TIMING, 1));
     t->ms = NAN;
     if (kb_session_time(s, &t->req, &t->h, &t->samples, &t->co, err) != 0)
@@ -77,13 +77,12 @@ int main(int argc, char **argv)
     st.cell = (kb_cell){"baseline", p->id, ""};
 
     static const char *mode_names[2] = {"fp32", "tf32"};
-    static const char *timer_names[2] = {"paper", "robust"};
     kb_math_mode modes[2] = {KB_MATH_FP32, KB_MATH_TF32};
     int n_out = (int)p->n_outputs < KB_MAX_OUTPUTS ? (int)p->n_outputs : KB_MAX_OUTPUTS;
     struct {
         kb_call_outcome ready, call;
         kb_cmp_stats cmp[KB_MAX_OUTPUTS];
-        timed torch[2], ours[2];
+        timed torch[KB_N_TIMERS], ours[KB_N_TIMERS]; /* every timer of kb_settings.def */
     } R[2];
     memset(R, 0, sizeof R);
     kb_outcome outcome = KB_OUT_OK;
@@ -144,7 +143,7 @@ int main(int argc, char **argv)
                 if (kb_session_compare(s, (uint32_t)i, kb_tau_for(&st.cfg, p->outputs[i].dtype), 0, 0, &R[m].cmp[i],
                                        &err) != 0)
                     return kb_stage_fail(st.name, &err);
-            for (int t = 0; t < 2 && R[m].call.outcome == KB_OUT_OK; t++)
+            for (int t = 0; t < KB_N_TIMERS && R[m].call.outcome == KB_OUT_OK; t++)
                 if (time_target(s, &st.cfg, p, t, &R[m].torch[t], &err) != 0)
                     return kb_stage_fail(st.name, &err);
         }
@@ -160,7 +159,7 @@ int main(int argc, char **argv)
         if (co.outcome == KB_OUT_OK &&
             (kb_session_draw(s, &in, &params, &err) != 0 || kb_session_call(s, KB_CALL_DEVICE_SYNC, &co, &err) != 0))
             return kb_stage_fail(st.name, &err);
-        for (int t = 0; t < 2 && co.outcome == KB_OUT_OK; t++)
+        for (int t = 0; t < KB_N_TIMERS && co.outcome == KB_OUT_OK; t++)
             if (time_target(s, &st.cfg, p, t, &R[m].ours[t], &err) != 0)
                 return kb_stage_fail(st.name, &err);
         if (co.outcome != KB_OUT_OK && outcome == KB_OUT_OK) {
@@ -206,9 +205,9 @@ int main(int argc, char **argv)
         kb_h5w_attr_f64(w, g, "max_abs_err", ok ? mae : NAN);
         kb_h5w_attr_f64(w, g, "max_rel_err", ok && mref > 0 ? mae / mref : NAN);
         kb_h5w_attr_f64(w, g, "tau_req", ok ? treq : NAN);
-        for (int t = 0; t < 2; t++) {
+        for (int t = 0; t < KB_N_TIMERS; t++) {
             char tg[192];
-            snprintf(tg, sizeof tg, "%s/%s", g, timer_names[t]);
+            snprintf(tg, sizeof tg, "%s/%s", g, kb_timers[t].name);
             kb_h5w_group(w, tg);
             kb_h5w_attr_f64(w, tg, "ours_ms", R[m].ours[t].ms);
             kb_h5w_attr_f64(w, tg, "torch_ms", R[m].torch[t].ms);
@@ -223,7 +222,7 @@ int main(int argc, char **argv)
                 kb_record_timing(w, sg, &R[m].torch[t].req, &R[m].torch[t].h, R[m].torch[t].samples);
             }
             size_t l = strlen(line);
-            snprintf(line + l, sizeof line - l, "%s%s/%s %.4f", l ? " " : "", mode_names[m], timer_names[t],
+            snprintf(line + l, sizeof line - l, "%s%s/%s %.4f", l ? " " : "", mode_names[m], kb_timers[t].name,
                      R[m].ours[t].ms / R[m].torch[t].ms);
             free(R[m].ours[t].samples);
             free(R[m].torch[t].samples);
