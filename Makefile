@@ -22,6 +22,8 @@ SETTINGS := $(shell awk -f tools/settings.awk lib/kb_settings.def)
 settings_of = $(patsubst $1:%,%,$(filter $1:%,$(SETTINGS)))
 TABLE_KNOBS := $(call settings_of,knob)
 $(foreach t,$(call settings_of,opt),$(eval KB_OPT_$(firstword $(subst =, ,$t)) := $(lastword $(subst =, ,$t))))
+# each protocol's default timer (its row's): config.mk's TIMER default reads KB_PTIMER_$(PROTOCOL)
+$(foreach t,$(call settings_of,ptimer),$(eval KB_PTIMER_$(firstword $(subst =, ,$t)) := $(lastword $(subst =, ,$t))))
 KNOB_NAMES := $(TABLE_KNOBS) GPUS
 ifneq ($(filter-out help deps,$(GOALS)),)
 KNOB_ERR := $(shell env $(foreach k,$(KNOB_NAMES),KB_K_$(k)='$($(k))') awk -v checks='$(filter check:%,$(SETTINGS))' \

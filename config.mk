@@ -29,7 +29,8 @@ STD_TRIALS ?= 5
 #        robust = L2 flushed before every sample (2 x the device's L2), inputs re-drawn (strict),
 #                 samples until the median's 95% CI half-width <= NOISE x median, at least
 #                 MIN_SAMPLES, at most MAX_SAMPLES or MAX_TIME seconds; median reported.
-TIMER ?= $(if $(filter strict,$(PROTOCOL)),robust,paper)
+#        Default: the protocol's own (its row in lib/kb_settings.def: paper -> paper, strict -> robust).
+TIMER ?= $(KB_PTIMER_$(PROTOCOL))
 WARMUP ?= 3
 TRIALS ?= 100
 NOISE ?= 0.005

@@ -1,7 +1,7 @@
 # settings.awk -- lib/kb_settings.def (the settings, timer and protocol tables) as the Makefile
 # reads it, with no binary built: one line of tokens
 #   knob:NAME  opt:NAME=option  check:NAME=class=lo=hi  stamp:STAGE:NAME (NAME?robust: only with
-#   TIMER=robust)  protocol:NAME  timer:NAME
+#   TIMER=robust)  protocol:NAME  ptimer:PROTOCOL=TIMER (its default timer)  timer:NAME
 # -v tsv=1 prints the settings as `kb-<stage> --print-settings` does instead (tests/cpu/settings.sh
 # compares the two). Run: awk -f tools/settings.awk lib/kb_settings.def
 function args(line, out,   s, n, i, c, q, cur) {
@@ -28,5 +28,9 @@ function num(v) { return sprintf("%.17g", v + 0) }
     next
 }
 /^KB_TIMER\(/ { args($0, a); out = out " timer:" a[1]; next }
-/^KB_PROTOCOL\(/ { args($0, a); out = out " protocol:" a[1]; next }
+/^KB_PROTOCOL\(/ {
+    args($0, a)  # name, ID, timer (KB_TIMER_X), ...
+    t = a[3]; sub(/^KB_TIMER_/, "", t)
+    out = out " protocol:" a[1] " ptimer:" a[1] "=" tolower(t); next
+}
 END { if (!tsv) print substr(out, 2) }
