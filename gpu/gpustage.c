@@ -8,6 +8,7 @@
 
 #include "kb_gpu.h"
 #include "kb_session.h"
+#include "kb_schema.h"
 
 int kb_gpu_stage_begin(kb_gpu_stage *st, const char *gpus, int lock_mode, kb_err *err)
 {
@@ -24,17 +25,17 @@ kb_h5w *kb_gpu_stage_artifact(kb_gpu_stage *st, const char *path, kb_err *err)
     if (w) {
         kb_artifact_env(w, &st->env);
         const char *sb = kb_session_last_sandbox();
-        kb_h5w_attr_str(w, "/", "sandbox", sb[0] ? sb : "none");
+        kb_h5w_attr_str(w, KB_ROOT, "sandbox", sb[0] ? sb : "none");
         const char *kind = kb_session_last_kind();
-        kb_h5w_attr_str(w, "/", "submission_kind", kind[0] ? kind : "none");
+        kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_SUBMISSION_KIND, kind[0] ? kind : "none");
     }
     return w;
 }
 
 int kb_gpu_stage_finish(kb_gpu_stage *st, kb_h5w *w, kb_outcome outcome, const char *detail, kb_err *err)
 {
-    kb_h5w_attr_f64(w, "/", "sm_clock_mhz_after", kb_gpu_sm_clock_mhz(st->device));
-    kb_h5w_attr_f64(w, "/", "stage_wall_s", kb_now_s() - st->t0);
+    kb_h5w_attr_f64(w, KB_ROOT, KB_ATTR_SM_CLOCK_AFTER, kb_gpu_sm_clock_mhz(st->device));
+    kb_h5w_attr_f64(w, KB_ROOT, "stage_wall_s", kb_now_s() - st->t0);
     return kb_artifact_finish(w, outcome, detail, err);
 }
 
@@ -65,7 +66,7 @@ int kb_write_skipped(const char *stage, const char *path, const kb_cell *cell, c
     kb_h5w *w = kb_artifact_begin(path, stage, cell, cfg, err);
     if (!w)
         return -1;
-    kb_h5w_attr_i64(w, "/", "ran", 0);
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_RAN, 0);
     int rc = kb_artifact_finish(w, outcome, detail, err);
     if (rc == 0) {
         char tag[96];

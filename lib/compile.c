@@ -16,6 +16,7 @@
 #include "kb_proc.h"
 #include "kb_scan.h"
 #include "kb_stage.h"
+#include "kb_schema.h"
 
 /* a failure of the harness itself (not the submission's): kb_stage_fail's return value */
 static int kb_compile_fail(kb_err *err) { return err->code ? err->code : KB_EXIT_FAIL; }
@@ -98,7 +99,7 @@ static kb_severity write_symbols(kb_h5w *w, int built, const kb_elf_syms *syms, 
     }
     if (extra && extra[0])
         worst = KB_SEV_REJECT;
-    kb_h5w_group(w, "/symbols");
+    kb_h5w_group(w, KB_GRP_SYMBOLS);
     kb_h5w_strv(w, "/symbols/imports", (const char *const *)syms->imports, syms->n_imports);
     static const char *none[1] = {NULL};
     kb_h5w_strv(w, "/symbols/category", n ? cats : none, n);
@@ -106,7 +107,7 @@ static kb_severity write_symbols(kb_h5w *w, int built, const kb_elf_syms *syms, 
     kb_h5w_strv(w, "/symbols/why", n ? why : none, n);
     kb_h5w_strv(w, "/symbols/exports", (const char *const *)syms->exports, syms->n_exports);
     kb_h5w_strv(w, "/symbols/needed", (const char *const *)syms->needed, syms->n_needed);
-    kb_h5w_attr_str(w, "/symbols", "verdict", built ? kb_scan_verdict_name(worst) : "none");
+    kb_h5w_attr_str(w, KB_GRP_SYMBOLS, KB_ATTR_VERDICT, built ? kb_scan_verdict_name(worst) : "none");
     reasons[0] = '\0';
     if (extra && extra[0])
         snprintf(reasons, rlen, "%s", extra);
@@ -117,7 +118,7 @@ static kb_severity write_symbols(kb_h5w *w, int built, const kb_elf_syms *syms, 
         size_t l = strlen(reasons);
         snprintf(reasons + l, rlen - l, "%s%s", l ? "," : "", r->category);
     }
-    kb_h5w_attr_str(w, "/symbols", "reasons", reasons);
+    kb_h5w_attr_str(w, KB_GRP_SYMBOLS, KB_ATTR_REASONS, reasons);
     /* the vendor libraries it calls, by name ("cublas,cudnn"): imported symbols and DT_NEEDED */
     char libs[256] = "";
     static const struct {
@@ -140,8 +141,8 @@ static kb_severity write_symbols(kb_h5w *w, int built, const kb_elf_syms *syms, 
     for (size_t i = 0; i < n; i++)
         if (!strcmp(cats[i], "library"))
             library = 1;
-    kb_h5w_attr_i64(w, "/symbols", "calls_library", library);
-    kb_h5w_attr_str(w, "/symbols", "libraries", libs);
+    kb_h5w_attr_i64(w, KB_GRP_SYMBOLS, KB_ATTR_CALLS_LIBRARY, library);
+    kb_h5w_attr_str(w, KB_GRP_SYMBOLS, KB_ATTR_LIBRARIES, libs);
     free(cats);
     free(sevs);
     free(why);
@@ -298,18 +299,18 @@ int kb_compile_py(const char *src, const char *out_py, const char *out, const kb
         kb_cmd_result_free(&res);
         return -1;
     }
-    kb_h5w_attr_str(w, "/", "source", src);
-    kb_h5w_attr_str(w, "/", "submission_kind", "py");
-    kb_h5w_attr_i64(w, "/", "compiled", built);
-    kb_h5w_attr_f64(w, "/", "wall_s", wall_s);
-    kb_h5w_attr_f64(w, "/", "core_s", core_s);
-    kb_h5w_attr_str(w, "/", "nvcc_status", st);
+    kb_h5w_attr_str(w, KB_ROOT, "source", src);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_SUBMISSION_KIND, "py");
+    kb_h5w_attr_i64(w, KB_ROOT, "compiled", built);
+    kb_h5w_attr_f64(w, KB_ROOT, "wall_s", wall_s);
+    kb_h5w_attr_f64(w, KB_ROOT, "core_s", core_s);
+    kb_h5w_attr_str(w, KB_ROOT, "nvcc_status", st);
     kb_h5w_text(w, "/nvcc/log", res.output);
     kb_h5w_attr_i64(w, "/nvcc", "log_truncated", res.output_truncated);
     kb_h5w_strv(w, "/nvcc/command", (const char *const *)argv, sizeof argv / sizeof argv[0] - 1);
     kb_h5w_group(w, "/py");
     kb_h5w_attr_str(w, "/py", "status", status);
-    kb_h5w_attr_str(w, "/py", "reason", reason);
+    kb_h5w_attr_str(w, "/py", KB_ATTR_REASON, reason);
     kb_h5w_attr_str(w, "/py", "class", cls);
     kb_h5w_attr_i64(w, "/py", "custom_kernel", custom);
     kb_h5w_attr_i64(w, "/py", "fallback_guard", guard);
@@ -432,11 +433,11 @@ int kb_compile_cu(const char *src, const char *out_so, const char *out, const kb
         kb_cmd_result_free(&res);
         return kb_compile_fail(err);
     }
-    kb_h5w_attr_str(w, "/", "source", src);
-    kb_h5w_attr_str(w, "/", "submission_kind", "cu");
-    kb_h5w_attr_i64(w, "/", "compiled", built);
-    kb_h5w_attr_f64(w, "/", "wall_s", res.wall_s);
-    kb_h5w_attr_str(w, "/", "nvcc_status", status);
+    kb_h5w_attr_str(w, KB_ROOT, "source", src);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_SUBMISSION_KIND, "cu");
+    kb_h5w_attr_i64(w, KB_ROOT, "compiled", built);
+    kb_h5w_attr_f64(w, KB_ROOT, "wall_s", res.wall_s);
+    kb_h5w_attr_str(w, KB_ROOT, "nvcc_status", status);
     kb_h5w_text(w, "/nvcc/log", res.output);
     kb_h5w_attr_i64(w, "/nvcc", "log_truncated", res.output_truncated);
     const char *cmd[64];

@@ -14,6 +14,7 @@
 #include "kb_gpustage.h"
 #include "kb_problem_load.h"
 #include "kb_stage.h"
+#include "kb_schema.h"
 
 typedef struct mode_result {
     const char *name;
@@ -98,11 +99,11 @@ int main(int argc, char **argv)
     if (!w)
         return kb_stage_fail(st.name, &err);
     /* What the tables need about the problem, so that they never have to load it. */
-    kb_h5w_attr_str(w, "/", "title", p->title);
-    kb_h5w_attr_f64(w, "/", "flops", p->flops);
-    kb_h5w_attr_f64(w, "/", "bytes", kb_problem_bytes(p));
-    kb_h5w_attr_i64(w, "/", "resident_bytes", (int64_t)kb_problem_resident_bytes(p));
-    kb_h5w_attr_i64(w, "/", "problem_flags", p->flags);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_TITLE, p->title);
+    kb_h5w_attr_f64(w, KB_ROOT, KB_ATTR_FLOPS, p->flops);
+    kb_h5w_attr_f64(w, KB_ROOT, KB_ATTR_BYTES, kb_problem_bytes(p));
+    kb_h5w_attr_i64(w, KB_ROOT, "resident_bytes", (int64_t)kb_problem_resident_bytes(p));
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_PROBLEM_FLAGS, p->flags);
     kb_outcome outcome = KB_OUT_OK;
     char detail[1100] = "";
     char line[256] = "";

@@ -20,6 +20,7 @@
 #include "kb_gpustage.h"
 #include "kb_problem_load.h"
 #include "kb_stage.h"
+#include "kb_schema.h"
 
 typedef struct timed {
     kb_call_outcome co;
@@ -174,10 +175,10 @@ int main(int argc, char **argv)
     kb_h5w *w = kb_gpu_stage_artifact(&st, out, &err);
     if (!w)
         return kb_stage_fail(st.name, &err);
-    kb_h5w_attr_str(w, "/", "spec", spec);
-    kb_h5w_attr_f64(w, "/", "children_ready_s", ready_s);
-    kb_h5w_attr_f64(w, "/", "gpu_wait_s", waited_s);
-    kb_h5w_attr_f64(w, "/", "work_s", work_s);
+    kb_h5w_attr_str(w, KB_ROOT, "spec", spec);
+    kb_h5w_attr_f64(w, KB_ROOT, "children_ready_s", ready_s);
+    kb_h5w_attr_f64(w, KB_ROOT, "gpu_wait_s", waited_s);
+    kb_h5w_attr_f64(w, KB_ROOT, "work_s", work_s);
     char line[512] = "";
     for (int m = 0; m < 2; m++) {
         char g[128];

@@ -18,6 +18,7 @@
 #include "kb_gpustage.h"
 #include "kb_problem_load.h"
 #include "kb_stage.h"
+#include "kb_schema.h"
 
 typedef struct profile {
     kb_call_outcome co;
@@ -170,8 +171,8 @@ int main(int argc, char **argv)
     kb_h5w *w = kb_gpu_stage_artifact(&st, out, &err);
     if (!w)
         return kb_stage_fail("memory-profile", &err);
-    kb_h5w_attr_i64(w, "/", "ran", 1);
-    kb_h5w_attr_i64(w, "/", "resident_bytes", (int64_t)resident);
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_RAN, 1);
+    kb_h5w_attr_i64(w, KB_ROOT, "resident_bytes", (int64_t)resident);
     kb_outcome outcome = KB_OUT_OK;
     char detail[1100] = "", line[256] = "";
     for (int i = 0; i < n; i++) {

@@ -18,6 +18,7 @@
 #include "kb_gpustage.h"
 #include "kb_problem_load.h"
 #include "kb_stage.h"
+#include "kb_schema.h"
 
 int main(int argc, char **argv)
 {
@@ -148,14 +149,14 @@ int main(int argc, char **argv)
     kb_h5w *w = kb_gpu_stage_artifact(&st, out, &err);
     if (!w)
         return kb_stage_fail(st.name, &err);
-    kb_h5w_attr_i64(w, "/", "ran", 1);
-    kb_h5w_attr_i64(w, "/", "correct", outcome == KB_OUT_OK);
-    kb_h5w_attr_i64(w, "/", "trials_run", ran);
-    kb_h5w_attr_i64(w, "/", "trials_passed", passed);
-    kb_h5w_attr_f64(w, "/", "tau_req_max", worst_tau);
-    kb_h5w_attr_i64(w, "/", "resident_bytes", (int64_t)kb_problem_resident_bytes(p));
-    kb_h5w_attr_i64(w, "/", "timed", timed);
-    kb_h5w_group(w, "/trials");
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_RAN, 1);
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_CORRECT, outcome == KB_OUT_OK);
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_TRIALS_RUN, ran);
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_TRIALS_PASSED, passed);
+    kb_h5w_attr_f64(w, KB_ROOT, "tau_req_max", worst_tau);
+    kb_h5w_attr_i64(w, KB_ROOT, "resident_bytes", (int64_t)kb_problem_resident_bytes(p));
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_TIMED, timed);
+    kb_h5w_group(w, KB_GRP_TRIALS);
     kb_h5w_i64v(w, "/trials/seed", seeds, (size_t)ran, NULL);
     {
         int64_t *v = calloc((size_t)(ran ? ran : 1), sizeof *v);

@@ -28,6 +28,7 @@
 #include "kb_gpustage.h"
 #include "kb_problem_load.h"
 #include "kb_stage.h"
+#include "kb_schema.h"
 
 #define MAX_DISTS 32
 
@@ -332,13 +333,13 @@ int main(int argc, char **argv)
     kb_h5w *w = kb_gpu_stage_artifact(&st, out, &err);
     if (!w)
         return kb_stage_fail("verify-distributions", &err);
-    kb_h5w_attr_i64(w, "/", "ran", 1);
-    kb_h5w_attr_i64(w, "/", "verified", outcome == KB_OUT_OK);
-    kb_h5w_attr_i64(w, "/", "dists_passed", n_pass);
-    kb_h5w_attr_i64(w, "/", "dists_failed", n_fail);
-    kb_h5w_attr_i64(w, "/", "dists_skipped", n_skip);
-    kb_h5w_attr_str(w, "/", "reason", reason);
-    kb_h5w_attr_str(w, "/", "scan_verdict", verdict);
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_RAN, 1);
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_VERIFIED, outcome == KB_OUT_OK);
+    kb_h5w_attr_i64(w, KB_ROOT, "dists_passed", n_pass);
+    kb_h5w_attr_i64(w, KB_ROOT, "dists_failed", n_fail);
+    kb_h5w_attr_i64(w, KB_ROOT, "dists_skipped", n_skip);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_REASON, reason);
+    kb_h5w_attr_str(w, KB_ROOT, "scan_verdict", verdict);
     kb_h5w_group(w, "/probes");
     kb_h5w_attr_i64(w, "/probes", "deterministic", deterministic);
     kb_h5w_attr_i64(w, "/probes", "escaped_calls", escapes);
