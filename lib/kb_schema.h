@@ -1,7 +1,7 @@
 /*
  * kb_schema.h -- the names of the artifact format (docs/artifacts.md), spelled once: the files a
  * stage writes, its root attributes, its groups, datasets and their attributes. Writers
- * (lib/artifact.c; the stages' own writers are to follow) and the reader (lib/tables.c) use these
+ * (lib/artifact.c, lib/compile.c, gpu/gpustage.c, the stages; names not defined here are still literals there) and the reader (lib/tables.c) use these
  * instead of literals, so a name cannot drift between the two. String literals, so that they
  * concatenate: KB_GRP_TRIALS "/outcome".
  *
