@@ -13,23 +13,14 @@ LEVELS ?= level1 level2 level3
 PROBLEM ?=
 
 # ---- protocol --------------------------------------------------------------------------------
-# paper : KernelBench-Verified exactly (5 standard trials, hidden distributions D1-D4 scaling the
-#         float inputs, tau = 1e-3, mean of event-timed trials after 3 warm-ups, no L2 flush).
-# strict: this project's stronger protocol (docs/protocols.md).
+# (The knobs of the settings table, lib/kb_settings.def, are described by its rows: `make help`
+# and each stage's --help print them. The values here are where Make starts.)
 PROTOCOL ?= paper
-
-# allclose tolerance (atol = rtol = TAU) for fp32 outputs; fp16/bf16 outputs use TAU_LOWP.
 TAU ?= 1e-3
 TAU_LOWP ?= 1e-2
-# Trials of the standard check (fresh inputs from the problem's generators each).
 STD_TRIALS ?= 5
 
 # ---- timing ----------------------------------------------------------------------------------
-# TIMER: paper  = WARMUP untimed calls, then TRIALS event-timed calls, no L2 flush; mean reported.
-#        robust = L2 flushed before every sample (2 x the device's L2), inputs re-drawn (strict),
-#                 samples until the median's 95% CI half-width <= NOISE x median, at least
-#                 MIN_SAMPLES, at most MAX_SAMPLES or MAX_TIME seconds; median reported.
-#        Default: the protocol's own (its row in lib/kb_settings.def: paper -> paper, strict -> robust).
 TIMER ?= $(KB_PTIMER_$(PROTOCOL))
 WARMUP ?= 3
 TRIALS ?= 100
@@ -37,21 +28,12 @@ NOISE ?= 0.005
 MIN_SAMPLES ?= 20
 MAX_SAMPLES ?= 2000
 MAX_TIME ?= 10
-# Robust timer, power state (gpu/kb_timer.h): after each sample the GPU idles PACE x the sample's
-# whole cycle (inputs, flush, call), so back-to-back calls cannot push the board into its power
-# limit; a sample whose mean SM clock is more than CLOCK_TOL below the highest clock of the run
-# so far is kept but left out of the statistics, and the GPU idles until the clock recovers.
-# 0 turns either off.
 CLOCK_TOL ?= 0.01
 PACE ?= 1
-# Base seed of every input and parameter draw.
 SEED ?= 42
 
 # ---- process limits -----------------------------------------------------------------------------
-# Seconds nvcc may take for one submission.
 COMPILE_TIMEOUT ?= 300
-# Seconds one forward call of a submission may take before its process is killed (the slowest
-# eager Level-3 reference takes ~0.1 s; a naive kernel a few seconds).
 CALL_TIMEOUT ?= 20
 
 # ---- hardware ----------------------------------------------------------------------------------

@@ -1,6 +1,17 @@
 # make-help.awk -- `make help`, generated: the targets from the Makefile's "#: target  text" lines,
-# the knobs from config.mk (every "NAME ?= default", its help the comment block just above it).
-# Run: awk -f tools/make-help.awk Makefile config.mk
+# the knobs from config.mk (every "NAME ?= default"); a knob of the settings table
+# (lib/kb_settings.def) is described by its row's help, any other by the comment block just above
+# its line in config.mk.
+# Run: awk -f tools/make-help.awk Makefile config.mk  (it reads lib/kb_settings.def itself)
+BEGIN {
+    while ((getline line < "lib/kb_settings.def") > 0) {
+        if (line !~ /^KB_SETTING\(/) continue
+        name = line; sub(/^KB_SETTING\(/, "", name); sub(/,.*/, "", name)
+        h = line; sub(/"\)[ \t]*$/, "", h); sub(/.*, "/, "", h)
+        table[name] = h
+    }
+    close("lib/kb_settings.def")
+}
 FNR == 1 { file++ }
 file == 1 && /^#: / {
     sub(/^#: /, ""); t = $1; sub(/^[^ ]+ +/, "")
@@ -14,7 +25,8 @@ file == 2 {
         name = substr($0, 1, RLENGTH - 3); def = substr($0, RLENGTH + 2)
         if (sect != lastsect) { knobs[++nk] = "  [" sect "]"; lastsect = sect }
         knobs[++nk] = sprintf("  %-16s default: %s", name, def == "" ? "(empty)" : def)
-        if (block != "") knobs[++nk] = wrap(block)      # knobs that follow share the text above
+        if (name in table) knobs[++nk] = wrap(table[name]) # the settings table's row: the one description
+        else if (block != "") knobs[++nk] = wrap(block)   # knobs that follow share the text above
         block = ""
         next
     }

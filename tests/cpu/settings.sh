@@ -25,5 +25,16 @@ while IFS=$'\037' read -r knob type lo hi def check when stages; do
         [ "$listed" = "$reads" ] || { echo "FAIL: kb-$s --help lists --$opt $listed times; the table says it reads it: $reads"; fail=1; }
     done
 done <<< "$(tr '\t' '\037' <<< "$want")"
-[ $fail = 0 ] && echo "settings: $(wc -l <<< "$want") settings; C and awk readers agree; config.mk defaults agree; each --help lists its stage's knobs"
+# one description per knob: `make help` prints the row's help for every table knob, and config.mk
+# keeps no text of its own for them (a comment right above a table knob's line would be a second one)
+help=$(make -s --no-print-directory help 2>/dev/null | tr -s ' \n' '  ')
+while IFS= read -r row; do
+    knob=${row#KB_SETTING(}; knob=${knob%%,*}
+    h=${row%\")*}; h=${h##*, \"}
+    [[ "$help" == *"$(echo "$h" | tr -s ' ' ' ' | cut -c1-60)"* ]] || { echo "FAIL: make help lacks $knob's row help: '${h:0:60}'"; fail=1; }
+    above=$(grep -B1 "^$knob ?=" config.mk | head -1)
+    [[ "$above" == \#* ]] && [[ "$above" != "# ----"* ]] && [[ "$above" != *"settings table"* ]] && [[ "$above" != *"where Make starts"* ]] &&
+        { echo "FAIL: config.mk describes $knob itself ('$above'): its description is the table row's"; fail=1; }
+done < <(grep '^KB_SETTING(' lib/kb_settings.def)
+[ $fail = 0 ] && echo "settings: $(wc -l <<< "$want") settings; C and awk readers agree; config.mk defaults agree; each --help lists its stage's knobs; make help describes each by its row alone"
 exit $fail
