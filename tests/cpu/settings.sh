@@ -25,6 +25,13 @@ while IFS=$'\037' read -r knob type lo hi def check when stages; do
         [ "$listed" = "$reads" ] || { echo "FAIL: kb-$s --help lists --$opt $listed times; the table says it reads it: $reads"; fail=1; }
     done
 done <<< "$(tr '\t' '\037' <<< "$want")"
+# each protocol's default timer in Make is its row's (settings.awk's ptimer:PROTOCOL=TIMER)
+for pt in $(awk -f tools/settings.awk lib/kb_settings.def | tr ' ' '\n' | sed -n 's/^ptimer://p'); do
+    p=${pt%%=*}; t=${pt#*=}
+    row=$(grep "^KB_PROTOCOL($p," lib/kb_settings.def | cut -d, -f3 | tr -d ' ' | sed 's/^KB_TIMER_//' | tr A-Z a-z)
+    got=$(KB_SKIP_GPU_CHECK=1 make -s -n --no-print-directory baselines PROTOCOL="$p" 2>&1 | sed -n 's/.*TIMER=\([a-z]*\).*/\1/p' | head -1)
+    [ "$t" = "$row" ] && [ "$got" = "$row" ] || { echo "FAIL: PROTOCOL=$p: its row's timer is '$row', settings.awk says '$t', Make uses '$got'"; fail=1; }
+done
 # one description per knob: `make help` prints the row's help for every table knob, and config.mk
 # keeps no text of its own for them (a comment right above a table knob's line would be a second one)
 help=$(make -s --no-print-directory help 2>/dev/null | tr -s ' \n' '  ')
