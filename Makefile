@@ -13,7 +13,7 @@ DEFAULT_GOAL := $(if $(MODEL)$(PROBLEM),all,help)
 GOALS := $(or $(MAKECMDGOALS),$(DEFAULT_GOAL))
 # Knob values are checked before any goal runs (not `make help` / `make deps`): a bad one stops
 # here with what it must be, before anything is built or compiled.
-NO_SUBMISSION_GOALS := help deps report test test-unit test-sh clean
+NO_SUBMISSION_GOALS := help deps report test test-unit test-sh clean prompts extract
 # non-empty when a goal reads submissions/: then its layout is checked (below)
 READS_SUBMISSIONS := $(filter-out $(NO_SUBMISSION_GOALS),$(GOALS))
 # The settings table (lib/kb_settings.def, read by awk: no binary needed) gives the knobs, their
@@ -149,7 +149,7 @@ LIBKBOPS := $(LIBD)/libkbops.so
 # the runner as a library, for the Python runner of KernelBench-format (.py) submissions
 LIBKBRUNNER := $(LIBD)/libkbrunner.so
 
-CPU_STAGES := compile aggregate h5get
+CPU_STAGES := compile aggregate h5get prompts extract
 GPU_STAGES := sanity-check baseline-time verify-distributions memory-profile fidelity
 GPU_TOOLS := runner gpuinfo
 BENCHES := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
@@ -300,7 +300,7 @@ export KB_PROBLEMS_DIR := $(abspath problems)
 
 ALL_MODELS := $(sort $(patsubst submissions/%/,%,$(dir $(wildcard submissions/*/level*))))
 ifneq ($(MODEL),)
-ifeq ($(filter $(MODEL),$(ALL_MODELS)),)
+ifeq ($(filter $(MODEL),$(ALL_MODELS))$(filter extract,$(GOALS)),)
 $(error unknown model '$(MODEL)': no submissions/$(MODEL)/levelN/ directory. Models: $(ALL_MODELS))
 endif
 MODELS := $(MODEL)
@@ -485,6 +485,35 @@ report: $(BIN)/kb-aggregate
 	  echo "  nothing was written." >&2; exit 2; fi
 	@$(AGGREGATE)
 
+# ---- prompts and extraction (docs/prompts.md; no GPU) ---------------------------------------------
+# make prompts: one prompt per problem and style, $(ARTIFACTS)/prompts/<style>/levelN/NNN_name.txt,
+# from the template, the problem's .py and its descriptor; rewritten only when its bytes change.
+# make extract RESPONSES=dir MODEL=name: dir/levelN/NNN_name/sK.txt into submissions/MODEL/ and its
+# extraction.csv. STYLE: kernelbench or abi (prompts: empty = both; extract: empty = kernelbench).
+STYLE ?=
+PROMPT_STYLES := kernelbench abi
+ifneq ($(filter prompts extract,$(GOALS)),)
+ifneq ($(filter-out $(PROMPT_STYLES),$(STYLE)),)
+$(error STYLE=$(STYLE) is not one of: $(PROMPT_STYLES) (or empty))
+endif
+endif
+PROMPTS := $(foreach s,$(or $(STYLE),$(PROMPT_STYLES)),$(EVAL_PROBLEMS:%=$(ARTIFACTS)/prompts/$(s)/%.txt))
+prompt_style = $(firstword $(subst /, ,$1))
+prompt_problem = $(patsubst $(call prompt_style,$1)/%,%,$1)
+# (kb-prompts leaves an unchanged prompt's bytes alone; the touch tells Make it is up to date, since
+# nothing depends on a prompt's date)
+$(ARTIFACTS)/prompts/%.txt: problems/$$(call prompt_problem,$$*).py $(BUILD)/problems/$$(call prompt_problem,$$*).so \
+  $(call tool,kb-prompts) prompts/$$(call prompt_style,$$*).txt $(wildcard prompts/example/*) \
+  $$(if $$(filter abi,$$(call prompt_style,$$*)),include/kb/submission.h)
+	$(Q)$(BIN)/kb-prompts --style $(call prompt_style,$*) --problem $(BUILD)/problems/$(call prompt_problem,$*).so \
+	  --spec problems/$(call prompt_problem,$*).py --templates prompts --abi-header include/kb/submission.h --out $@ && touch $@
+.PHONY: prompts extract
+prompts: $(PROMPTS)
+	@echo "prompts: $(words $(PROMPTS)) files under $(ARTIFACTS)/prompts/ ($(or $(STYLE),$(PROMPT_STYLES)))"
+extract: $(BIN)/kb-extract
+	@[ -n "$(RESPONSES)" ] && [ -n "$(MODEL)" ] || { echo "make extract needs RESPONSES=dir (levelN/NNN_name/sK.txt) and MODEL=name" >&2; exit 2; }
+	$(Q)$(BIN)/kb-extract --responses $(RESPONSES) --model $(MODEL) --style $(or $(STYLE),kernelbench)
+
 deps-check:
 ifneq ($(MISSING_DEPS),)
 	@echo "missing build dependencies: $(MISSING_DEPS)" >&2
@@ -550,6 +579,8 @@ test-gpu: build $(GPU_TEST_BINS)
 #: baselines              the C baselines' time and memory per problem (GPU)
 #: report                 tables and figures from the artifacts that exist (no GPU, no stage runs)
 #: fidelity               the C baselines against PyTorch eager: tables/fidelity.csv and its figure (GPU)
+#: prompts                one prompt per problem and style (STYLE=kernelbench|abi; default both): artifacts/prompts/ (no GPU)
+#: extract                RESPONSES=dir MODEL=name [STYLE=abi]: raw responses into submissions/MODEL/ and its extraction.csv
 #: build                  the stages, libraries and problems (no GPU needed to build)
 #: problems               the problem objects only
 #: list                   every problem with its status per model (samples, compiled, passed, verified)

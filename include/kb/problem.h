@@ -84,7 +84,8 @@ typedef struct kb_tensor_spec {
 enum {
     KB_PROB_NONDETERMINISTIC = 1u << 0, /* the reference itself is not bitwise reproducible */
     KB_PROB_EXCLUDED = 1u << 1,         /* excluded from the tables (reference output is zero) */
-    KB_PROB_INPUT_BLIND = 1u << 2       /* the prompt hides the input generator */
+    KB_PROB_INPUT_BLIND = 1u << 2       /* the prompt hides the inputs: no get_inputs, get_init_inputs or
+                                           module constants, shapes in prose (docs/prompts.md) */
 };
 
 typedef struct kb_problem {

@@ -22,4 +22,5 @@ static void reference(kb_ref *r)
 KB_PROBLEM(.title = "cumprod",
            KB_INPUTS(KB_INPUT("x", KB_F32, KB_DIMS(BATCH, N), KB_RAND)),
            KB_OUTPUTS(KB_OUTPUT("y", KB_F32, KB_DIMS(BATCH, N), .terms = N)),
-           .flops = 1.0 * BATCH * N) /* one multiply per element */
+           .flops = 1.0 * BATCH * N, /* one multiply per element */
+           .flags = KB_PROB_INPUT_BLIND) /* the paper's prompt hides the inputs (docs/prompts.md) */

@@ -37,4 +37,5 @@ KB_PROBLEM(.title = "HingeLoss",
                      KB_INPUT("targets", KB_F32, KB_DIMS(DIM), KB_SIGN)),
            /* the mean sums all 2^30 hinge terms */
            KB_OUTPUTS(KB_OUTPUT("loss", KB_F32, KB_SCALAR_DIMS, .terms = (int64_t)BATCH * DIM)),
-           .flops = 4.0 * BATCH * DIM)
+           .flops = 4.0 * BATCH * DIM,
+           .flags = KB_PROB_INPUT_BLIND) /* the paper's prompt hides the inputs (docs/prompts.md) */
