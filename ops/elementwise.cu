@@ -64,6 +64,7 @@
 #include <string.h>
 
 #include "kb/ref.h"
+#include "intdiv.cuh"
 
 namespace {
 
@@ -403,29 +404,12 @@ __global__ void __launch_bounds__(kThreads) vec_kernel(Op op, VecArgs a, Idx n)
 
 /* ---- offset path -------------------------------------------------------------------------- */
 
-/* n / d for n < 2^31 by multiply-high: q = (umulhi(n, m) + n) >> s (IntDivider's method). */
-struct Div32 {
-    uint32_t d, m, s;
-};
-
-static Div32 make_div32(uint32_t d)
-{
-    Div32 r;
-    r.d = d;
-    uint32_t s = 0;
-    while (s < 32 && (1ull << s) < d)
-        s++;
-    r.s = s;
-    r.m = (uint32_t)(((1ull << 32) * ((1ull << s) - d)) / d + 1);
-    return r;
-}
-
 template <typename index_t> struct OffArgs {
     char *base[kMaxIn + 1]; /* [0] the result, then the operands */
     int ndim;
     int trivial; /* every operand contiguous (a casting op): TrivialOffsetCalculator, no division */
     int64_t size[KB_MAX_DIMS];            /* innermost first */
-    Div32 div[KB_MAX_DIMS];               /* 32-bit path */
+    KbIntDiv div[KB_MAX_DIMS];            /* 32-bit path */
     index_t stride[kMaxIn + 1][KB_MAX_DIMS]; /* bytes, innermost first */
 };
 
@@ -444,9 +428,9 @@ __device__ __forceinline__ void offsets_of(const OffArgs<index_t> &a, int64_t id
     if constexpr (sizeof(index_t) == 4) {
         uint32_t lin = (uint32_t)idx;
         for (int d = 0; d < a.ndim; d++) {
-            const Div32 dv = a.div[d];
-            const uint32_t q = (__umulhi(lin, dv.m) + lin) >> dv.s;
-            const int32_t rem = (int32_t)(lin - q * dv.d);
+            const KbIntDiv dv = a.div[d];
+            const uint32_t q = kb_intdiv_div(dv, lin);
+            const int32_t rem = (int32_t)(lin - q * dv.divisor);
 #pragma unroll
             for (int k = 0; k < NOPS; k++)
                 off[k] += rem * a.stride[k][d];
@@ -587,7 +571,7 @@ static void offset_launch(const Op &op, cudaStream_t stream, char *const base[kM
         for (int d = 0; d < cn; d++) { /* innermost first */
             const int s = cn - 1 - d;
             a.size[d] = csize[s];
-            a.div[d] = make_div32((uint32_t)csize[s]);
+            a.div[d] = kb_intdiv_make((uint32_t)csize[s]);
             for (int k = 0; k <= NIN; k++)
                 a.stride[k][d] = (int32_t)(cst[k][s] * (int64_t)esize[k]);
         }

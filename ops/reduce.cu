@@ -75,6 +75,7 @@
 #include <stdint.h>
 
 #include "kb/ref.h"
+#include "intdiv.cuh"
 
 namespace {
 
@@ -85,18 +86,11 @@ constexpr int kWarp = 32;
 
 typedef uint32_t index_t; /* ReduceOp's index_t: every launch is 32-bit indexable */
 
-/* IntDivider<unsigned int>: n / d as (umulhi(n, m1) + n) >> shift, for n < 2^31. */
-struct DivU32 {
-    uint32_t divisor;
-    uint32_t m1;
-    uint32_t shift;
-};
-
 /* OffsetCalculator<2, uint32_t> over the non-reduced dims (innermost first): the element offset
  * of an output in the outputs and the byte offset of its slice in the input. */
 struct OutCalc {
     int dims;
-    DivU32 size[2];
+    KbIntDiv size[2];
     uint32_t out_stride[2]; /* elements */
     uint32_t in_stride[2];  /* bytes */
 };
@@ -316,10 +310,9 @@ __device__ __forceinline__ VecF<N> load_vector(const float *base, index_t offset
     return reinterpret_cast<const VecF<N> *>(base)[offset];
 }
 
-__device__ __forceinline__ void divmod(const DivU32 &d, index_t n, index_t &q, index_t &r)
+__device__ __forceinline__ void divmod(const KbIntDiv &d, index_t n, index_t &q, index_t &r)
 {
-    const index_t t = __umulhi(n, d.m1);
-    q = (t + n) >> d.shift;
+    q = kb_intdiv_div(d, n);
     r = n - q * d.divisor;
 }
 
@@ -725,19 +718,6 @@ static int last_pow2(int64_t n)
     return p;
 }
 
-static DivU32 make_divu32(uint32_t d)
-{
-    DivU32 r;
-    r.divisor = d;
-    uint32_t s = 0;
-    while (s < 32 && (1ull << s) < d)
-        s++;
-    r.shift = s;
-    const uint64_t one = 1;
-    r.m1 = (uint32_t)(((one << 32) * ((one << s) - d)) / d + 1);
-    return r;
-}
-
 /* The reduction as TensorIterator lays it out: dims innermost first, the reduced one (if any,
  * len > 1) first; element strides of the input and of the outputs (values and indices share
  * them: both are contiguous over outer x inner). Operands in TensorIterator's order: the outputs
@@ -966,7 +946,7 @@ static HostConfig make_config(const Iter &it, const Piece &pc, const float *x, s
     p.oc.dims = 0;
     for (int d = nrd; d < it.ndim; d++) {
         const int k = p.oc.dims++;
-        p.oc.size[k] = make_divu32((uint32_t)pc.size[d]);
+        p.oc.size[k] = kb_intdiv_make((uint32_t)pc.size[d]);
         p.oc.out_stride[k] = (uint32_t)it.out_stride[d];
         p.oc.in_stride[k] = (uint32_t)(it.in_stride[d] * (int64_t)sizeof(float));
     }
