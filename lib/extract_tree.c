@@ -16,15 +16,6 @@
 #define MANIFEST "extraction.csv"
 #define LISTED_ERRORS 12
 
-int kb_write_if_changed(const char *path, const void *data, size_t len, int *changed, kb_err *err)
-{
-    size_t old_len = 0;
-    char *old = kb_read_file(path, &old_len, NULL);
-    *changed = !(old && old_len == len && memcmp(old, data, len) == 0);
-    free(old);
-    return *changed ? kb_write_file_atomic(path, data, len, err) : 0;
-}
-
 /* ---- names ------------------------------------------------------------------------------------- */
 
 static int all_of(const char *s, const char *set)

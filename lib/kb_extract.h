@@ -98,10 +98,6 @@ typedef struct kb_extract_summary {
  * that this run does not write are deleted: the tree is exactly the responses' ok rows. */
 int kb_extract_tree(const kb_extract_opts *o, kb_extract_summary *s, kb_err *err);
 
-/* Writes path (atomically, creating its directories) unless it already holds exactly these
- * bytes; *changed says which. */
-int kb_write_if_changed(const char *path, const void *data, size_t len, int *changed, kb_err *err);
-
 #ifdef __cplusplus
 }
 #endif

@@ -63,6 +63,9 @@ int kb_mkdirs(const char *dir, kb_err *err);
 char *kb_read_file(const char *path, size_t *len, kb_err *err);
 /* Writes a whole file atomically (temp file in the same directory, fsync, rename). */
 int kb_write_file_atomic(const char *path, const void *data, size_t len, kb_err *err);
+/* kb_write_file_atomic unless path already holds exactly these bytes (its date then stays, so
+ * Make sees nothing new); *changed says which. */
+int kb_write_if_changed(const char *path, const void *data, size_t len, int *changed, kb_err *err);
 int kb_file_exists(const char *path);
 
 /* snprintf into a fixed buffer; returns -1 if truncated. */

@@ -151,6 +151,15 @@ int kb_write_file_atomic(const char *path, const void *data, size_t len, kb_err 
     return 0;
 }
 
+int kb_write_if_changed(const char *path, const void *data, size_t len, int *changed, kb_err *err)
+{
+    size_t old_len = 0;
+    char *old = kb_read_file(path, &old_len, NULL);
+    *changed = !(old && old_len == len && memcmp(old, data, len) == 0);
+    free(old);
+    return *changed ? kb_write_file_atomic(path, data, len, err) : 0;
+}
+
 int kb_file_exists(const char *path)
 {
     struct stat st;

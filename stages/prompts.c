@@ -13,7 +13,6 @@
 
 #include "kb_problem_load.h"
 #include "kb_prompt.h"
-#include "kb_extract.h"
 #include "kb_stage.h"
 
 int main(int argc, char **argv)
