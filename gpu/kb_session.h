@@ -58,16 +58,15 @@ typedef struct kb_call_outcome {
  * waits until it is ready. A submission that cannot be loaded is not an error of this call:
  * *ready says so (KB_OUT_LOAD_ERROR, ...), and the session can still be closed. */
 kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb_err *err);
-/* kb_session_open in parts, so that several children start side by side and their CPU-only
- * start-up (exec, libraries, `import torch`) can run before the stage holds its GPU:
+/* kb_session_open in its three parts, so that several children start side by side and their
+ * CPU-only start-up (exec, libraries, `import torch`) can run before the stage holds its GPU:
  *   _spawn: the problem loaded, the child started; no CUDA call here or in the child yet (it
  *           waits for its INIT, up to an hour);
  *   _init:  tensors allocated on `device`, the reference context, INIT sent;
  *   _ready: waits for READY and fills *ready as _open does.
- * _start = _spawn + _init. On -1 (a harness error) the caller closes the session. */
+ * On -1 (a harness error) the caller closes the session. */
 kb_session *kb_session_spawn(const kb_session_opts *o, kb_err *err);
 int kb_session_init(kb_session *s, int device, kb_call_outcome *ready, kb_err *err);
-kb_session *kb_session_start(const kb_session_opts *o, kb_call_outcome *ready, kb_err *err);
 int kb_session_ready(kb_session *s, kb_call_outcome *ready, kb_err *err);
 void kb_session_close(kb_session *s);
 

@@ -40,7 +40,7 @@ struct kb_session {
     char py_spec[4096];    /* a .py target: the problem's spec */
     char py_runner[4096];  /* ... and py/kbpy/runner.py */
     int init_failed;       /* INIT could not be sent (started says why) */
-    kb_call_outcome started; /* what kb_session_start saw */
+    kb_call_outcome started; /* what kb_session_init saw */
 };
 
 const kb_problem *kb_session_problem(const kb_session *s) { return s->p; }
@@ -546,17 +546,6 @@ int kb_session_init(kb_session *s, int device, kb_call_outcome *ready, kb_err *e
     return 0;
 }
 
-kb_session *kb_session_start(const kb_session_opts *o, kb_call_outcome *ready, kb_err *err)
-{
-    kb_session *s = kb_session_spawn(o, err);
-    if (s && kb_session_init(s, o->device, ready, err) != 0) {
-        kb_session_close(s);
-        return NULL;
-    }
-    return s;
-}
-
-
 int kb_session_ready(kb_session *s, kb_call_outcome *ready, kb_err *err)
 {
     const kb_session_opts *o = &s->o;
@@ -592,8 +581,8 @@ int kb_session_ready(kb_session *s, kb_call_outcome *ready, kb_err *err)
 
 kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb_err *err)
 {
-    kb_session *s = kb_session_start(o, ready, err);
-    if (s && kb_session_ready(s, ready, err) != 0) {
+    kb_session *s = kb_session_spawn(o, err);
+    if (s && (kb_session_init(s, o->device, ready, err) != 0 || kb_session_ready(s, ready, err) != 0)) {
         kb_session_close(s);
         return NULL;
     }
