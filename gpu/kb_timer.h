@@ -64,7 +64,6 @@ typedef int (*kb_forward_fn)(void *user);          /* enqueue one call; 0 = ok *
 typedef int (*kb_prepare_fn)(void *user, int sample); /* before a sample, untimed; 0 = ok */
 
 typedef struct kb_timer_opts {
-    kb_timer_kind kind;
     int warmup;
     int trials;
     int min_samples, max_samples;

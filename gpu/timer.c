@@ -12,7 +12,6 @@
 void kb_timer_opts_from_request(const kb_msg_time *t, int device, kb_timer_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->kind = (kb_timer_kind)t->timer;
     o->warmup = t->warmup;
     o->trials = t->trials;
     o->min_samples = t->min_samples;
