@@ -512,6 +512,29 @@ static unsigned int grid_for(int64_t work, int64_t per_block)
 /* One elementwise launch. Shapes: `shape` (ndim) is the iteration shape; out_stride / in_stride
  * are element strides aligned to it (0 where an operand broadcasts); out_stride NULL means the
  * result is contiguous. */
+/* The offset kernel's arguments over collapsed dims (outermost first in csize/cst, innermost
+ * first in OffArgs; byte strides), with the 32-bit dividers when index_t is 32-bit. */
+template <typename index_t, int NIN>
+static OffArgs<index_t> offset_args(char *const base[kMaxIn + 1], int cn, const int64_t *csize,
+                                    const int64_t (*cst)[KB_MAX_DIMS], const size_t *esize, int trivial)
+{
+    OffArgs<index_t> a;
+    memset(&a, 0, sizeof a);
+    for (int k = 0; k <= NIN; k++)
+        a.base[k] = base[k];
+    a.ndim = cn;
+    a.trivial = trivial;
+    for (int d = 0; d < cn; d++) {
+        const int s = cn - 1 - d;
+        a.size[d] = csize[s];
+        if (sizeof(index_t) == 4)
+            a.div[d] = kb_intdiv_make((uint32_t)csize[s]);
+        for (int k = 0; k <= NIN; k++)
+            a.stride[k][d] = (index_t)(cst[k][s] * (int64_t)esize[k]);
+    }
+    return a;
+}
+
 /* The offset path's launch over collapsed dims (outermost first; byte strides = cst * esize).
  * 32-bit offsets when the count and every operand's byte extent fit; otherwise split as
  * TensorIterator::with_32bit_indexing does -- the dim with the largest byte extent of any
@@ -561,36 +584,12 @@ static void offset_launch(const Op &op, cudaStream_t stream, char *const base[kM
     int trivial = NeedsDynamicCast<Op>::v && cn == 1;
     for (int k = 0; k <= NIN && trivial; k++)
         trivial = cst[k][0] == 1;
-    if (fits32) {
-        OffArgs<int32_t> a;
-        memset(&a, 0, sizeof a);
-        for (int k = 0; k <= NIN; k++)
-            a.base[k] = base[k];
-        a.ndim = cn;
-        a.trivial = trivial;
-        for (int d = 0; d < cn; d++) { /* innermost first */
-            const int s = cn - 1 - d;
-            a.size[d] = csize[s];
-            a.div[d] = kb_intdiv_make((uint32_t)csize[s]);
-            for (int k = 0; k <= NIN; k++)
-                a.stride[k][d] = (int32_t)(cst[k][s] * (int64_t)esize[k]);
-        }
-        offset_kernel<Op, int32_t><<<grid, kThreads, 0, stream>>>(op, a, n);
-    } else {
-        OffArgs<int64_t> a;
-        memset(&a, 0, sizeof a);
-        for (int k = 0; k <= NIN; k++)
-            a.base[k] = base[k];
-        a.ndim = cn;
-        a.trivial = trivial;
-        for (int d = 0; d < cn; d++) {
-            const int s = cn - 1 - d;
-            a.size[d] = csize[s];
-            for (int k = 0; k <= NIN; k++)
-                a.stride[k][d] = cst[k][s] * (int64_t)esize[k];
-        }
-        offset_kernel<Op, int64_t><<<grid, kThreads, 0, stream>>>(op, a, n);
-    }
+    if (fits32)
+        offset_kernel<Op, int32_t><<<grid, kThreads, 0, stream>>>(
+            op, offset_args<int32_t, NIN>(base, cn, csize, cst, esize, trivial), n);
+    else
+        offset_kernel<Op, int64_t><<<grid, kThreads, 0, stream>>>(
+            op, offset_args<int64_t, NIN>(base, cn, csize, cst, esize, trivial), n);
 }
 
 /* numbers: bit k set when operand k is a Python number held as a one-element tensor (kb_number):
