@@ -308,6 +308,13 @@ elif [ "$phase" = s8 ]; then
     if [ -f .h200-carry/s8.tgz ] && [ ! -d artifacts/paper ]; then
         tar xzf .h200-carry/s8.tgz && find artifacts -type f -exec touch {} + && echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts"
     fi
+    # two problems first (a matmul and an elementwise op): if the two-children protocol fails
+    # there, say why and stop rather than spend the call on 99 failures
+    probe="artifacts/paper/baseline/level1/001_square_matmul/fidelity.h5 artifacts/paper/baseline/level1/019_relu/fidelity.h5"
+    reserve=60 lim make -j2 -k --no-print-directory PROTOCOL=paper $probe 2>&1 | grep -v '^kb:'
+    for f in $probe; do
+        [ -f "$f" ] || { echo "== probe failed: $f"; tail -40 "$f.log"; exit 1; }
+    done
     reserve=${S8_RESERVE:-60} lim make -j2 -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
     tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -12
     reserve=25 lim make -j6 -k all MODEL=demo-naive 2>&1 | tee -a "$OUT/make-all-demo-naive.txt" | grep -v '^kb:' | tail -25
