@@ -222,6 +222,14 @@ $(BENCHES:%=$(BIN)/kb-bench-%): $(BIN)/kb-bench-%: $(OBJ)/bench/%.o $(LIBKBGPU) 
 	$(CXX) $(LDFLAGS) -o $@ $(OBJ)/bench/$*.o $(LIBKBGPU) $(LIBKB) -L$(LIBD) -lkbops \
 	  -Wl,-rpath,'$$ORIGIN/../lib' $(GPU_LIBS) $(HOST_LIBS)
 
+# the per-kernel tracer (a CUDA injection library: CUDA_INJECTION64_PATH=$(LIBD)/libkb-kerneltrace.so,
+# bench/kernel-times.sh); a diagnostic, built on demand, no stage links or runs it
+KERNELTRACE := $(LIBD)/libkb-kerneltrace.so
+$(KERNELTRACE): bench/trace/kerneltrace.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -fPIC -shared $(WARN) $(WERROR) -D_GNU_SOURCE $(CUDA_INC) -o $@ $< \
+	  -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti
+
 $(OBJ)/bench/%.o: bench/%.c | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@

@@ -27,6 +27,7 @@
 #       then (S7_ALL=1) make all MODEL=demo-naive in the time left
 #   s8 (prepared for session 8): fidelity of all 101, make all MODEL=demo-naive, the GPU suite,
 #       resumable across calls (carry the previous call's $OUT/s8.tgz as .h200-carry/s8.tgz)
+#   s8a: per-kernel times of the outliers (bench/kernel-times.sh), the rest as s8
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -45,6 +46,26 @@ fidelity_loop() {
     done
 }
 lim() { local l=$(( $(left) - ${reserve:-15} )); [ "$l" -gt 5 ] || { echo "[skipped, no time] $*"; return 124; }; t timeout -k 5 "$l" "$@"; }
+# s8 phases: artifacts carried between calls as .h200-carry/s8.tgz (the previous call's $OUT/s8.tgz)
+# with the reference and tool hashes they were made with: restored artifacts are touched newer
+# than this call's stamps, then every hash file that differs from the saved one is touched newer
+# still, so make re-runs exactly what a changed reference or stage binary invalidates
+s8_restore() {
+    [ -f .h200-carry/s8.tgz ] && [ ! -d artifacts/paper ] || return 0
+    tar xzf .h200-carry/s8.tgz && find artifacts -type f -exec touch {} +
+    echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts"
+    [ -d s8-hashes ] || { echo "no saved hashes (a call before they were kept): nothing touched"; return 0; }
+    sleep 1.1
+    local f n=0
+    for f in build/refhash/level*/*.hash build/stamps/tools/*.sha; do
+        cmp -s "$f" "s8-hashes/$f" || { touch "$f"; n=$((n + 1)); }
+    done
+    echo "hash files changed since the carried artifacts: $n"
+}
+s8_save() {
+    rm -rf s8-hashes && mkdir -p s8-hashes && cp -a --parents build/refhash build/stamps/tools s8-hashes/
+    tar czf "$OUT/s8.tgz" artifacts s8-hashes 2>/dev/null; ls -la "$OUT/s8.tgz"
+}
 mkdir -p "$OUT"
 log=$OUT/run-$phase.txt
 exec > >(tee -a "$log") 2>&1
@@ -305,9 +326,7 @@ elif [ "$phase" = s8 ]; then
     #   1. make -j2 fidelity over all 101 problems, fidelity.csv
     #   2. make -j6 all MODEL=demo-naive (paper), its transcript with progress and summary
     #   3. (S8_SUITE=1) the GPU suite over its 12 problems
-    if [ -f .h200-carry/s8.tgz ] && [ ! -d artifacts/paper ]; then
-        tar xzf .h200-carry/s8.tgz && find artifacts -type f -exec touch {} + && echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts"
-    fi
+    s8_restore
     # two problems first (a matmul and an elementwise op): if the two-children protocol fails
     # there, say why and stop rather than spend the call on 99 failures
     probe="artifacts/paper/baseline/level1/001_square_matmul/fidelity.h5 artifacts/paper/baseline/level1/019_relu/fidelity.h5"
@@ -321,7 +340,19 @@ elif [ "$phase" = s8 ]; then
     if [ -n "${S8_SUITE:-}" ]; then
         reserve=10 lim tests/gpu/run.sh 2>&1 | tail -40
     fi
-    tar czf "$OUT/s8.tgz" artifacts 2>/dev/null; ls -la "$OUT/s8.tgz"
+    s8_save
+elif [ "$phase" = s8a ]; then
+    # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
+    # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call
+    # did not reach, then make all MODEL=demo-naive in the time left (resumable as s8)
+    s8_restore
+    reserve=400 lim bench/kernel-times.sh "$OUT/kt" level1/036_rmsnorm level1/037_frobenius_norm level1/038_l1_norm \
+        level1/039_l2_norm level1/050_conv2d_alexnet_conv1 level1/063_conv2d_16to128 level1/067_conv1d level1/047_sum_dim
+    reserve=230 lim make -j2 -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
+    tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -12
+    reserve=25 lim make -j6 -k all MODEL=demo-naive 2>&1 | tee -a "$OUT/make-all-demo-naive.txt" | grep -v '^kb:' | tail -25
+    tar czf "$OUT/kt.tgz" -C "$OUT" kt && rm -rf "$OUT/kt"
+    s8_save
 elif [ "$phase" = s7p ]; then
     # session 7: the start-up trace of kb-fidelity's children (where its ~9 s per problem go) and
     # the re-mirrored elementwise (softplus), scan (cumsum) and offset-path (conv bias) kernels
