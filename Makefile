@@ -228,7 +228,7 @@ KERNELTRACE := $(LIBD)/libkb-kerneltrace.so
 $(KERNELTRACE): bench/trace/kerneltrace.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -fPIC -shared $(WARN) $(WERROR) -D_GNU_SOURCE $(CUDA_INC) -o $@ $< \
-	  -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti
+	  -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti -lpthread
 
 $(OBJ)/bench/%.o: bench/%.c | deps-check
 	@mkdir -p $(@D)

@@ -630,7 +630,13 @@ static void offset_launch(const Op &op, cudaStream_t stream, char *const base[kM
     int trivial = NeedsDynamicCast<Op>::v && cn == 1;
     for (int k = 0; k <= NIN && trivial; k++)
         trivial = cst[k][0] == 1;
-    if (fits32 && !trivial)
+    /* legacy_offset_kernel's offsets are unsigned, as PyTorch's: a negative stride (flip) stays on
+     * offset_kernel's signed ones */
+    int unsigned_ok = 1;
+    for (int k = 0; k <= NIN; k++)
+        for (int d = 0; d < cn; d++)
+            unsigned_ok &= cst[k][d] >= 0;
+    if (fits32 && !trivial && unsigned_ok)
         legacy_offset_kernel<Op><<<grid, kThreads, 0, stream>>>(
             op, offset_args<int32_t, NIN>(base, cn, csize, cst, esize, trivial), (int)n);
     else if (fits32)

@@ -28,6 +28,7 @@
 #   s8 (prepared for session 8): fidelity of all 101, make all MODEL=demo-naive, the GPU suite,
 #       resumable across calls (carry the previous call's $OUT/s8.tgz as .h200-carry/s8.tgz)
 #   s8a: per-kernel times of the outliers (bench/kernel-times.sh), the rest as s8
+#   s8b: the fidelity of every problem in one call (make -j4), then per-kernel times
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -341,6 +342,15 @@ elif [ "$phase" = s8 ]; then
         reserve=10 lim tests/gpu/run.sh 2>&1 | tail -40
     fi
     s8_save
+elif [ "$phase" = s8b ]; then
+    # session 8, the contract run: the fidelity of every problem from this one call (no carried
+    # artifacts), make -j4 so that it fits one call; then per-kernel times of the convolutions
+    # still above 1.05 and of L1/39 (the offset-path fix) in the time left
+    reserve=${S8B_RESERVE:-40} lim make -j4 -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
+    tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -30
+    tar czf "$OUT/fidelity-s8b.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
+    reserve=8 lim bench/kernel-times.sh "$OUT/kt" level1/067_conv1d level1/039_l2_norm level1/063_conv2d_16to128 level1/074_conv_transpose1d_dilated
+    tar czf "$OUT/kt.tgz" -C "$OUT" kt && rm -rf "$OUT/kt"
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call

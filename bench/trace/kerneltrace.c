@@ -3,8 +3,8 @@
  * library (the driver loads it when CUDA_INJECTION64_PATH names it and calls
  * InitializeInjection at cuInit), so it traces any process, a .py child's PyTorch as well as a C
  * baseline, with no change to either. CUPTI's activity API records each kernel (start and end on
- * the GPU's clock); a periodic flush (200 ms) writes them, so a child its parent kills loses at
- * most the last 200 ms. The output file is opened at cuInit, before any sandbox is installed.
+ * the GPU's clock); a thread of its own flushes them every 250 ms, so a child that leaves
+ * through _exit or is killed loses at most the last 250 ms. The output file is opened at cuInit, before any sandbox is installed.
  *
  *   KB_KERNELTRACE=PREFIX  writes PREFIX.<pid>: a first line "# <command line>", then one line
  *   per kernel:
@@ -16,6 +16,7 @@
  */
 #include <cupti.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,19 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     free(buf);
 }
 
-static void flush_at_exit(void) { cuptiActivityFlushAll(1); }
+static void flush_at_exit(void) { cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); }
+
+/* a .py child leaves through os._exit (no atexit handlers): flush every 250 ms from a thread of
+ * our own (cuptiActivityFlushPeriod alone left its trace empty on the H200) */
+static void *flusher(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        usleep(250 * 1000);
+        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    }
+    return NULL;
+}
 
 int InitializeInjection(void); /* called by the CUDA driver */
 
@@ -82,5 +95,8 @@ int InitializeInjection(void)
     }
     cuptiActivityFlushPeriod(200);
     atexit(flush_at_exit);
+    pthread_t t;
+    if (pthread_create(&t, NULL, flusher, NULL) == 0)
+        pthread_detach(t);
     return 1;
 }
