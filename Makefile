@@ -230,6 +230,11 @@ $(KERNELTRACE): bench/trace/kerneltrace.c
 	$(CC) -std=c11 -O2 -fPIC -shared $(WARN) $(WERROR) -D_GNU_SOURCE $(CUDA_INC) -o $@ $< \
 	  -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti -lpthread
 
+# does writing into CUDA-IPC-imported memory cost more than into one's own (kb-runner's outputs)?
+$(BIN)/kb-bench-ipc-write: bench/trace/ipc-write.cu
+	@mkdir -p $(@D)
+	$(NVCC) -std=c++17 -O2 $(CUDA_GENCODE) -o $@ $<
+
 $(OBJ)/bench/%.o: bench/%.c | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
