@@ -29,6 +29,8 @@
 #       resumable across calls (carry the previous call's $OUT/s8.tgz as .h200-carry/s8.tgz)
 #   s8a: per-kernel times of the outliers (bench/kernel-times.sh), the rest as s8
 #   s8b: the fidelity of every problem in one call (make -j4), then per-kernel times
+#   s9 (prepared for session 9): bench/trace/ipc-write.cu, the fidelity of every problem in one
+#       call, per-kernel times of the depthwise convolutions
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -350,6 +352,17 @@ elif [ "$phase" = s8b ]; then
     tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -30
     tar czf "$OUT/fidelity-s8b.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
     reserve=8 lim bench/kernel-times.sh "$OUT/kt" level1/067_conv1d level1/039_l2_norm level1/063_conv2d_16to128 level1/074_conv_transpose1d_dilated
+    tar czf "$OUT/kt.tgz" -C "$OUT" kt && rm -rf "$OUT/kt"
+elif [ "$phase" = s9 ]; then
+    # prepared in session 8 for session 9's first call: does writing into CUDA-IPC-imported
+    # memory cost more (the cause session 8's traces point at, fixed in 728e73a)? Then the
+    # fidelity of every problem in this one call (make -j4), then per-kernel times of the
+    # depthwise convolutions (ours ~10% faster than eager) and of L1/39 and 67 (the IPC fix)
+    t build/bin/kb-bench-ipc-write 2048 | tee "$OUT/ipc-write.csv"
+    reserve=${S9_RESERVE:-45} lim make -j4 -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
+    tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -30
+    tar czf "$OUT/fidelity-s9.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
+    reserve=8 lim bench/kernel-times.sh "$OUT/kt" level1/082_depthwise_conv2d level1/039_l2_norm level1/067_conv1d
     tar czf "$OUT/kt.tgz" -C "$OUT" kt && rm -rf "$OUT/kt"
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
