@@ -231,9 +231,9 @@ $(KERNELTRACE): bench/trace/kerneltrace.c
 	  -L$(CUPTI_LIBDIR) -Wl,-rpath,$(CUPTI_LIBDIR) -lcupti -lpthread
 
 # does writing into CUDA-IPC-imported memory cost more than into one's own (kb-runner's outputs)?
-$(BIN)/kb-bench-ipc-write: bench/trace/ipc-write.cu
+$(BIN)/kb-bench-ipc-write: bench/trace/ipc-write.cu $(LIBKB)
 	@mkdir -p $(@D)
-	$(NVCC) -std=c++17 -O2 $(CUDA_GENCODE) -o $@ $<
+	$(NVCC) -std=c++17 -O2 $(CUDA_GENCODE) -Ilib -Iinclude -o $@ $< $(LIBKB) $(HOST_LIBS)
 
 $(OBJ)/bench/%.o: bench/%.c | deps-check
 	@mkdir -p $(@D)

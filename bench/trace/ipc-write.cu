@@ -5,8 +5,9 @@
  * into its own caching allocator's memory and copies afterwards; bench/kernel-times.sh saw the
  * same kernels writing the output 11-27% slower in kb-runner (L1/39, 63, 67, 74).
  *
- *   kb-bench-ipc-write [MiB]      parent: allocates two buffers, exports them, starts itself as
- *                                 the child with the handles; prints the child's table
+ *   kb-bench-ipc-write [MiB]      parent: allocates two buffers of MiB (default 2048), exports
+ *                                 them, starts itself as the child with the handles; prints the
+ *                                 child's table (CSV) on stdout
  * The child times a float4 copy (own source -> destination) into its own buffer and into the
  * imported one, and the reverse (imported source -> own destination), alternating, 30 times
  * each, and prints median GB/s per variant.
@@ -17,6 +18,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "kb_util.h"
 
 #define CK(x)                                                                                                \
     do {                                                                                                     \
@@ -102,9 +105,28 @@ static int child(size_t bytes, const char *ha, const char *hb)
 
 int main(int argc, char **argv)
 {
+    if (kb_version_arg(argc, argv, "kb-bench-ipc-write"))
+        return 0;
     if (argc == 5 && !strcmp(argv[1], "--child"))
         return child((size_t)strtoull(argv[2], NULL, 10), argv[3], argv[4]);
-    size_t mib = argc > 1 ? strtoull(argv[1], NULL, 10) : 2048;
+    size_t mib = 2048;
+    for (int i = 1; i < argc; i++) {
+        char *end = NULL;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("kb-bench-ipc-write [MiB]: copy bandwidth into and out of device memory imported through CUDA IPC\n"
+                   "against memory of one's own (a parent process exports two buffers of MiB, default 2048;\n"
+                   "its child times a float4 copy for each pairing, 30 times each, and prints CSV:\n"
+                   "variant,median_ms,GB_per_s).\n"
+                   "Exit codes: 0 done; 1 a CUDA call failed; 2 bad command line.\n");
+            return 0;
+        }
+        unsigned long long v = strtoull(argv[i], &end, 10);
+        if (!end || *end || v == 0 || argv[i][0] == '-') {
+            fprintf(stderr, "kb-bench-ipc-write: unexpected argument '%s' (see --help)\n", argv[i]);
+            return 2;
+        }
+        mib = (size_t)v;
+    }
     size_t bytes = mib << 20;
     void *a, *b;
     CK(cudaMalloc(&a, bytes));
