@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kb_gpu.h"
+#include "kb_problem_load.h"
 #include "kb_session.h"
 #include "kb_schema.h"
 
@@ -180,4 +181,63 @@ int kb_sanity_fatal(const char *path, kb_outcome *outcome, char *detail, size_t 
     *outcome = o;
     snprintf(detail, len, "not run: the standard check ended with %s (%s)", kb_outcome_name(o), d);
     return 1;
+}
+
+int kb_cell_stage_open(kb_cell_stage *c, int argc, char **argv, const char *usage, const kb_opt *extra,
+                       size_t n_extra, int sanity, kb_err *err)
+{
+    enum { N_COMMON = 10, MAX_OPTS = 32 };
+    char out_help[96];
+    snprintf(out_help, sizeof out_help, "* the artifact (%s.h5)", c->bin);
+    kb_opt opts[MAX_OPTS] = {
+        {"problem", &c->problem_so, NULL, "* the problem's shared object"},
+        {"submission", &c->submission, NULL, "* the sample from kb-compile: its shared object, or a .py's DIR/kernel.py"},
+        {"compile", &c->compile_h5, NULL, "* the sample's compile.h5 (a failed compile is recorded, not run)"},
+        {"out", &c->out, NULL, out_help},
+        {"model", &c->model, NULL, "* model name"},
+        {"sample", &c->sample, NULL, "* sample name"},
+        {"runner", &c->runner, NULL, "kb-runner executable (default build/bin/kb-runner)"},
+        {"gpus", &c->gpus, NULL, "CUDA ordinals to choose from (default 0)"},
+        {"log", &c->log, NULL, "the child's stdout/stderr (default <out>.log)"},
+        {"sanity", &c->sanity_h5, NULL, "the sample's sanity-check.h5: a fatal outcome there is recorded, not re-run"},
+    };
+    size_t n = sanity ? N_COMMON : N_COMMON - 1;
+    if (n + n_extra > MAX_OPTS) {
+        kb_errf(err, KB_EXIT_FAIL, "kb_cell_stage_open: %zu options, at most %d", n + n_extra, MAX_OPTS);
+        return -1;
+    }
+    for (size_t i = 0; i < n_extra; i++)
+        opts[n++] = extra[i];
+    c->runner = "build/bin/kb-runner";
+    c->gpus = "0";
+    kb_config_defaults(&c->st.cfg, KB_PROTO_PAPER);
+    int pr = kb_stage_parse(argc, argv, usage, opts, n, &c->st.cfg, err);
+    if (pr != 0)
+        return pr == 1 ? 1 : -1;
+    if (!c->log) {
+        kb_fmt(c->logbuf, sizeof c->logbuf, "%s.log", c->out);
+        c->log = c->logbuf;
+    }
+    if (!(c->p = kb_problem_load(c->problem_so, &c->ph, err)))
+        return -1;
+    c->st.cell = (kb_cell){c->model, c->p->id, c->sample};
+    kb_outcome cout;
+    char cdetail[1200];
+    if (kb_read_compile(c->compile_h5, &cout, cdetail, sizeof cdetail, c->verdict, sizeof c->verdict, c->reasons,
+                        sizeof c->reasons, err) != 0)
+        return -1;
+    if (cout == KB_OUT_OK && !(sanity && kb_sanity_fatal(c->sanity_h5, &cout, cdetail, sizeof cdetail)))
+        return 0;
+    return kb_write_skipped(c->st.name, c->out, &c->st.cell, &c->st.cfg, cout, cdetail, err) ? -1 : 1;
+}
+
+kb_session *kb_cell_stage_session(kb_cell_stage *c, int lock_mode, kb_math_mode check_math, int reject_no_kernel,
+                                  kb_call_outcome *ready, kb_err *err)
+{
+    if (kb_gpu_stage_begin(&c->st, c->gpus, lock_mode, err) != 0)
+        return NULL;
+    kb_session_opts so = {c->runner, c->problem_so, c->submission, KB_TARGET_SUBMISSION, KB_MATH_FP32,
+                          KB_INIT_SANDBOX | KB_INIT_MEMTRACK, c->st.device, c->st.cfg.call_timeout_s, c->log, 1,
+                          check_math, reject_no_kernel, NULL};
+    return kb_session_open(&so, ready, err);
 }

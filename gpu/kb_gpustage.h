@@ -45,6 +45,40 @@ int kb_sanity_fatal(const char *sanity_h5, kb_outcome *outcome, char *detail, si
 int kb_write_skipped(const char *stage, const char *path, const kb_cell *cell, const kb_config *cfg, kb_outcome outcome,
                      const char *detail, kb_err *err);
 
+/* ---- the cell stages' prologue ------------------------------------------------------------ */
+
+#include "kb/problem.h"
+#include "kb_stage.h"
+
+/* What a cell stage's command line names, and what the prologue loaded. */
+typedef struct kb_cell_stage {
+    kb_gpu_stage st;
+    const char *bin; /* for failure messages: "verify-distributions" */
+    const char *problem_so, *submission, *compile_h5, *out, *model, *sample, *sanity_h5, *runner, *gpus, *log;
+    const kb_problem *p;
+    void *ph;
+    char verdict[32], reasons[512]; /* the compile record's symbol scan */
+    char logbuf[4200];
+} kb_cell_stage;
+
+/* A cell stage's prologue: sets the protocol defaults; parses the common options (--problem,
+ * --submission, --compile, --out, --model, --sample, --runner, --gpus, --log; --sanity when
+ * `sanity` is set) and `extra`; the log defaults to <out>.log; loads the problem and names the
+ * cell; reads the compile record. A sample that cannot run -- its compile failed, or (with
+ * `sanity`) its standard check ended fatally, kb_sanity_fatal -- gets its skipped artifact here.
+ * c->st.name (progress, artifacts) and c->bin (messages) are set by the caller. Returns 0: run
+ * the stage; 1: nothing left to do (--help printed, or the skipped artifact written), exit 0;
+ * -1: failed, err set (exit with kb_stage_fail(c->bin, err)). */
+int kb_cell_stage_open(kb_cell_stage *c, int argc, char **argv, const char *usage, const kb_opt *extra,
+                       size_t n_extra, int sanity, kb_err *err);
+
+/* Takes a GPU (lock_mode: KB_LOCK_TIMING or KB_LOCK_SHARED) and opens the sample's session:
+ * sandboxed, memory tracked, the target in fp32; check_math is the reference's math mode,
+ * reject_no_kernel the protocol's rule for a .py that launches no kernel of its own. NULL with
+ * err on failure; `ready` is the child's READY (its outcome may be a load error). */
+kb_session *kb_cell_stage_session(kb_cell_stage *c, int lock_mode, kb_math_mode check_math, int reject_no_kernel,
+                                  kb_call_outcome *ready, kb_err *err);
+
 /* The math mode of the reference that outputs are checked against: the paper checks against
  * PyTorch at default flags (cuDNN TF32 on); the strict protocol against exact FP32. */
 kb_math_mode kb_check_math(const kb_config *cfg);

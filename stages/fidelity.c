@@ -43,200 +43,225 @@ static int time_target(kb_session *s, const kb_config *cfg, const kb_problem *p,
     return 0;
 }
 
+static const char *mode_names[2] = {"fp32", "tf32"};
+
+/* One problem's run: both math modes, both targets, every timer. */
+typedef struct fd_run {
+    const char *problem_so, *out, *runner, *gpus, *log, *spec;
+    char logbuf[4200];
+    kb_gpu_stage st;
+    const kb_problem *p;
+    int n_out;
+    kb_math_mode modes[2];
+    kb_session *S[2];          /* 0: PyTorch, 1: the C baseline */
+    kb_call_outcome ready[2];
+    struct {
+        kb_call_outcome call;
+        kb_cmp_stats cmp[KB_MAX_OUTPUTS];
+        timed torch[KB_N_TIMERS], ours[KB_N_TIMERS]; /* every timer of kb_settings.def */
+    } R[2];
+    kb_outcome outcome;
+    char detail[1200];
+    double waited_s, ready_s, work_s, t_start;
+} fd_run;
+
+/* Two children, PyTorch's and the C baseline's, each run both math modes (KB_MSG_MATH switches
+ * them): spawned before this stage holds its GPU, so that their exec, libraries and `import
+ * torch` (4-7 s, CPU only: no CUDA call until INIT) overlap the previous problem's run under make
+ * -j2, while every CUDA step happens with the GPU held. They sit idle in their own processes
+ * until asked, so each timing has the GPU to itself. (Four children, one per mode, made the CPU
+ * side the bottleneck at -j2: session 7.) */
+static int start_children(fd_run *f, kb_err *err)
+{
+    double t_spawn = kb_now_s();
+    kb_session_opts so = {f->runner, f->problem_so, f->spec, KB_TARGET_SUBMISSION, f->modes[0], KB_INIT_MEMTRACK, 0,
+                          f->st.cfg.call_timeout_s, f->log, 1, f->modes[0], 0, "Model"};
+    kb_session_opts sc = {f->runner, f->problem_so, NULL, KB_TARGET_REFERENCE, f->modes[0], KB_INIT_CACHING, 0,
+                          f->st.cfg.call_timeout_s, f->log, 0, KB_MATH_FP32, 0, NULL};
+    if (!(f->S[0] = kb_session_spawn(&so, err)) || !(f->S[1] = kb_session_spawn(&sc, err)))
+        return -1;
+    if (kb_gpu_stage_begin(&f->st, f->gpus, KB_LOCK_TIMING, err) != 0)
+        return -1;
+    f->t_start = kb_now_s();
+    f->waited_s = f->t_start - t_spawn;
+    for (int k = 0; k < 2; k++)
+        if (kb_session_init(f->S[k], f->st.device, &f->ready[k], err) != 0)
+            return -1;
+    double started_s = kb_now_s() - f->t_start, at[2];
+    for (int k = 0; k < 2; k++) {
+        if (kb_session_ready(f->S[k], &f->ready[k], err) != 0)
+            return -1;
+        at[k] = kb_now_s() - f->t_start;
+    }
+    f->ready_s = kb_now_s() - f->t_start;
+    FILE *lf = fopen(f->log, "a"); /* where the start-up time goes, beside the children's own trace */
+    if (lf) {
+        fprintf(lf, "kb-fidelity: children spawned %.2f s before the GPU was held; from then: INIT sent by +%.2f s, "
+                    "ready at +%.2f (PyTorch), +%.2f (C baseline)\n",
+                f->waited_s, started_s, at[0], at[1]);
+        fclose(lf);
+    }
+    return 0;
+}
+
+/* Mode m: PyTorch eager in its child, its output compared with the C baseline's computed here on
+ * the same tensors; then the C baseline's child, timed right after, as baseline-time times it. */
+static int run_mode(fd_run *f, int m, const kb_draw *in, const kb_draw *params, kb_err *err)
+{
+    kb_session *s = f->S[0];
+    kb_call_outcome *call = &f->R[m].call;
+    *call = f->ready[0];
+    if (m > 0 && call->outcome == KB_OUT_OK && kb_session_set_math(s, f->modes[m], f->modes[m], call, err) != 0)
+        return -1;
+    if (call->outcome == KB_OUT_OK) {
+        int nonfinite = 0;
+        if (kb_session_draw(s, in, params, err) != 0 || kb_session_reference(s, 0, &nonfinite, err) != 0 ||
+            kb_session_poison(s, err) != 0 || kb_session_call(s, KB_CALL_DEVICE_SYNC, call, err) != 0)
+            return -1;
+        for (int i = 0; i < f->n_out && call->outcome == KB_OUT_OK; i++)
+            if (kb_session_compare(s, (uint32_t)i, kb_tau_for(&f->st.cfg, f->p->outputs[i].dtype), 0, 0,
+                                   &f->R[m].cmp[i], err) != 0)
+                return -1;
+        for (int t = 0; t < KB_N_TIMERS && call->outcome == KB_OUT_OK; t++)
+            if (time_target(s, &f->st.cfg, f->p, t, &f->R[m].torch[t], err) != 0)
+                return -1;
+    }
+    if (call->outcome != KB_OUT_OK && f->outcome == KB_OUT_OK) {
+        f->outcome = call->outcome;
+        snprintf(f->detail, sizeof f->detail, "%s: PyTorch Model: %s", mode_names[m], call->detail);
+    }
+    s = f->S[1];
+    kb_call_outcome co = f->ready[1];
+    if (m > 0 && co.outcome == KB_OUT_OK && kb_session_set_math(s, f->modes[m], KB_MATH_FP32, &co, err) != 0)
+        return -1;
+    if (co.outcome == KB_OUT_OK &&
+        (kb_session_draw(s, in, params, err) != 0 || kb_session_call(s, KB_CALL_DEVICE_SYNC, &co, err) != 0))
+        return -1;
+    for (int t = 0; t < KB_N_TIMERS && co.outcome == KB_OUT_OK; t++)
+        if (time_target(s, &f->st.cfg, f->p, t, &f->R[m].ours[t], err) != 0)
+            return -1;
+    if (co.outcome != KB_OUT_OK && f->outcome == KB_OUT_OK) {
+        f->outcome = co.outcome;
+        snprintf(f->detail, sizeof f->detail, "%s: C baseline: %s", mode_names[m], co.detail);
+    }
+    return 0;
+}
+
+/* Group /<mode>: the worst output's errors (what the table reports), every output's comparison,
+ * and per timer both times, their ratio and every raw sample; appends the progress line. */
+static void write_mode(kb_h5w *w, fd_run *f, int m, char *line, size_t llen)
+{
+    char g[128];
+    snprintf(g, sizeof g, "/%s", mode_names[m]);
+    kb_h5w_group(w, g);
+    kb_h5w_attr_i64(w, g, "matmul_tf32", f->modes[m].matmul_tf32);
+    kb_h5w_attr_i64(w, g, "cudnn_tf32", f->modes[m].cudnn_tf32);
+    kb_h5w_attr_str(w, g, "torch_outcome", kb_outcome_name(f->R[m].call.outcome));
+    kb_h5w_attr_str(w, g, "torch_outcome_detail", f->R[m].call.detail);
+    kb_h5w_attr_str(w, g, "torch_call_note", f->R[m].call.called.note);
+    double mae = 0, mref = 0, treq = 0;
+    for (int i = 0; i < f->n_out; i++) {
+        const kb_cmp_stats *c = &f->R[m].cmp[i];
+        char og[256];
+        snprintf(og, sizeof og, "%s/outputs/%s", g, f->p->outputs[i].name);
+        kb_record_cmp(w, og, c, 1);
+        mae = c->max_abs_err > mae ? c->max_abs_err : mae;
+        mref = c->max_abs_ref > mref ? c->max_abs_ref : mref;
+        treq = c->tau_req > treq ? c->tau_req : treq;
+    }
+    int ok = f->R[m].call.outcome == KB_OUT_OK;
+    kb_h5w_attr_f64(w, g, "max_abs_err", ok ? mae : NAN);
+    kb_h5w_attr_f64(w, g, "max_rel_err", ok && mref > 0 ? mae / mref : NAN);
+    kb_h5w_attr_f64(w, g, "tau_req", ok ? treq : NAN);
+    for (int t = 0; t < KB_N_TIMERS; t++) {
+        timed *ours = &f->R[m].ours[t], *torch = &f->R[m].torch[t];
+        char tg[192], sg[256];
+        snprintf(tg, sizeof tg, "%s/%s", g, kb_timers[t].name);
+        kb_h5w_group(w, tg);
+        kb_h5w_attr_f64(w, tg, "ours_ms", ours->ms);
+        kb_h5w_attr_f64(w, tg, "torch_ms", torch->ms);
+        kb_h5w_attr_f64(w, tg, "ratio", ours->ms / torch->ms);
+        if (ours->samples) {
+            snprintf(sg, sizeof sg, "%s/ours", tg);
+            kb_record_timing(w, sg, &ours->req, &ours->h, ours->samples);
+        }
+        if (torch->samples) {
+            snprintf(sg, sizeof sg, "%s/torch", tg);
+            kb_record_timing(w, sg, &torch->req, &torch->h, torch->samples);
+        }
+        size_t l = strlen(line);
+        snprintf(line + l, llen - l, "%s%s/%s %.4f", l ? " " : "", mode_names[m], kb_timers[t].name, ours->ms / torch->ms);
+        free(ours->samples);
+        free(torch->samples);
+        ours->samples = torch->samples = NULL;
+    }
+    size_t l = strlen(line);
+    snprintf(line + l, llen - l, " (err %.2g, tau %.2g) |", mae, treq);
+}
+
+static int write_artifact(fd_run *f, char *line, size_t llen, kb_err *err)
+{
+    kb_h5w *w = kb_gpu_stage_artifact(&f->st, f->out, err);
+    if (!w)
+        return -1;
+    kb_h5w_attr_str(w, KB_ROOT, "spec", f->spec);
+    kb_h5w_attr_f64(w, KB_ROOT, "children_ready_s", f->ready_s);
+    kb_h5w_attr_f64(w, KB_ROOT, "gpu_wait_s", f->waited_s);
+    kb_h5w_attr_f64(w, KB_ROOT, "work_s", f->work_s);
+    for (int m = 0; m < 2; m++)
+        write_mode(w, f, m, line, llen);
+    return kb_gpu_stage_finish(&f->st, w, f->outcome, f->detail, err);
+}
+
 int main(int argc, char **argv)
 {
-    const char *problem_so = NULL, *out = NULL, *runner = "build/bin/kb-runner", *gpus = "0", *log = NULL,
-               *spec = NULL;
+    static fd_run f = {.runner = "build/bin/kb-runner", .gpus = "0", .st = {.name = "fidelity"}};
     kb_opt opts[] = {
-        {"problem", &problem_so, NULL, "* the problem's shared object"},
-        {"spec", &spec, NULL, "* the problem's PyTorch spec (problems/levelN/NNN_name.py)"},
-        {"out", &out, NULL, "* the artifact (fidelity.h5)"},
-        {"runner", &runner, NULL, "kb-runner executable (default build/bin/kb-runner; libkbrunner.so beside it)"},
-        {"gpus", &gpus, NULL, "CUDA ordinals to choose from (default 0)"},
-        {"log", &log, NULL, "the children's stdout/stderr (default <out>.log)"},
+        {"problem", &f.problem_so, NULL, "* the problem's shared object"},
+        {"spec", &f.spec, NULL, "* the problem's PyTorch spec (problems/levelN/NNN_name.py)"},
+        {"out", &f.out, NULL, "* the artifact (fidelity.h5)"},
+        {"runner", &f.runner, NULL, "kb-runner executable (default build/bin/kb-runner; libkbrunner.so beside it)"},
+        {"gpus", &f.gpus, NULL, "CUDA ordinals to choose from (default 0)"},
+        {"log", &f.log, NULL, "the children's stdout/stderr (default <out>.log)"},
     };
-    kb_gpu_stage st = {.name = "fidelity"};
-    kb_config_defaults(&st.cfg, KB_PROTO_PAPER);
+    kb_config_defaults(&f.st.cfg, KB_PROTO_PAPER);
     kb_err err = {0};
     int pr = kb_stage_parse(argc, argv,
                             "kb-fidelity: the C baseline against the problem's PyTorch Model (eager), side by side:\n"
                             "output error and time ratio per math mode and timer. Needs $KB_PYTHON with torch.",
-                            opts, sizeof opts / sizeof opts[0], &st.cfg, &err);
+                            opts, sizeof opts / sizeof opts[0], &f.st.cfg, &err);
     if (pr == 1)
         return 0;
     if (pr < 0)
-        return kb_stage_fail(st.name, &err);
-    char logbuf[4200];
-    if (!log) {
-        kb_fmt(logbuf, sizeof logbuf, "%s.log", out);
-        log = logbuf;
+        return kb_stage_fail(f.st.name, &err);
+    if (!f.log) {
+        kb_fmt(f.logbuf, sizeof f.logbuf, "%s.log", f.out);
+        f.log = f.logbuf;
     }
     void *ph;
-    const kb_problem *p = kb_problem_load(problem_so, &ph, &err);
-    if (!p)
-        return kb_stage_fail(st.name, &err);
-    st.cell = (kb_cell){"baseline", p->id, ""};
-
-    static const char *mode_names[2] = {"fp32", "tf32"};
-    kb_math_mode modes[2] = {KB_MATH_FP32, KB_MATH_TF32};
-    int n_out = (int)p->n_outputs < KB_MAX_OUTPUTS ? (int)p->n_outputs : KB_MAX_OUTPUTS;
-    struct {
-        kb_call_outcome ready, call;
-        kb_cmp_stats cmp[KB_MAX_OUTPUTS];
-        timed torch[KB_N_TIMERS], ours[KB_N_TIMERS]; /* every timer of kb_settings.def */
-    } R[2];
-    memset(R, 0, sizeof R);
-    kb_outcome outcome = KB_OUT_OK;
-    char detail[1200] = "";
-    /* Two children, PyTorch's and the C baseline's, each run both math modes (KB_MSG_MATH
-     * switches them): spawned before this stage holds its GPU, so that their exec, libraries and
-     * `import torch` (4-7 s, CPU only: no CUDA call until INIT) overlap the previous problem's
-     * run under make -j2, while every CUDA step below happens with the GPU held. They sit idle
-     * in their own processes until asked, so each timing has the GPU to itself. (Four children,
-     * one per mode, made the CPU side the bottleneck at -j2: session 7.) */
-    kb_session *S[2] = {NULL, NULL}; /* 0: PyTorch, 1: the C baseline */
-    kb_call_outcome ready[2];
-    double t_spawn = kb_now_s();
-    kb_session_opts so = {runner, problem_so, spec, KB_TARGET_SUBMISSION, modes[0], KB_INIT_MEMTRACK, 0,
-                          st.cfg.call_timeout_s, log, 1, modes[0], 0, "Model"};
-    kb_session_opts sc = {runner, problem_so, NULL, KB_TARGET_REFERENCE, modes[0], KB_INIT_CACHING, 0,
-                          st.cfg.call_timeout_s, log, 0, KB_MATH_FP32, 0, NULL};
-    if (!(S[0] = kb_session_spawn(&so, &err)) || !(S[1] = kb_session_spawn(&sc, &err)))
-        return kb_stage_fail(st.name, &err);
-    if (kb_gpu_stage_begin(&st, gpus, KB_LOCK_TIMING, &err) != 0)
-        return kb_stage_fail(st.name, &err);
-    double t_start = kb_now_s(), waited_s = t_start - t_spawn;
-    for (int k = 0; k < 2; k++)
-        if (kb_session_init(S[k], st.device, &ready[k], &err) != 0)
-            return kb_stage_fail(st.name, &err);
-    double started_s = kb_now_s() - t_start, at[2];
-    for (int k = 0; k < 2; k++) {
-        if (kb_session_ready(S[k], &ready[k], &err) != 0)
-            return kb_stage_fail(st.name, &err);
-        at[k] = kb_now_s() - t_start;
-    }
-    double ready_s = kb_now_s() - t_start;
-    {
-        /* where the start-up time goes, beside the children's own trace in the log */
-        FILE *lf = fopen(log, "a");
-        if (lf) {
-            fprintf(lf, "kb-fidelity: children spawned %.2f s before the GPU was held; from then: INIT sent by +%.2f s, "
-                        "ready at +%.2f (PyTorch), +%.2f (C baseline)\n",
-                    waited_s, started_s, at[0], at[1]);
-            fclose(lf);
-        }
-    }
-    kb_draw params = {kb_seed(&st.cfg, p->id, KB_SEED_PARAMS, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
-    kb_draw in = {kb_seed(&st.cfg, p->id, KB_SEED_TIMING, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
-    for (int m = 0; m < 2; m++) {
-        /* PyTorch eager in the child, in mode m; the C baseline here, on the same tensors */
-        kb_session *s = S[0];
-        R[m].ready = ready[0];
-        R[m].call = R[m].ready;
-        if (m > 0 && R[m].call.outcome == KB_OUT_OK && kb_session_set_math(s, modes[m], modes[m], &R[m].call, &err) != 0)
-            return kb_stage_fail(st.name, &err);
-        if (R[m].call.outcome == KB_OUT_OK) {
-            int nonfinite = 0;
-            if (kb_session_draw(s, &in, &params, &err) != 0 || kb_session_reference(s, 0, &nonfinite, &err) != 0 ||
-                kb_session_poison(s, &err) != 0 || kb_session_call(s, KB_CALL_DEVICE_SYNC, &R[m].call, &err) != 0)
-                return kb_stage_fail(st.name, &err);
-            for (int i = 0; i < n_out && R[m].call.outcome == KB_OUT_OK; i++)
-                if (kb_session_compare(s, (uint32_t)i, kb_tau_for(&st.cfg, p->outputs[i].dtype), 0, 0, &R[m].cmp[i],
-                                       &err) != 0)
-                    return kb_stage_fail(st.name, &err);
-            for (int t = 0; t < KB_N_TIMERS && R[m].call.outcome == KB_OUT_OK; t++)
-                if (time_target(s, &st.cfg, p, t, &R[m].torch[t], &err) != 0)
-                    return kb_stage_fail(st.name, &err);
-        }
-        if (R[m].call.outcome != KB_OUT_OK && outcome == KB_OUT_OK) {
-            outcome = R[m].call.outcome;
-            snprintf(detail, sizeof detail, "%s: PyTorch Model: %s", mode_names[m], R[m].call.detail);
-        }
-        /* the C baseline, timed right after, as baseline-time times it */
-        s = S[1];
-        kb_call_outcome co = ready[1];
-        if (m > 0 && co.outcome == KB_OUT_OK && kb_session_set_math(s, modes[m], KB_MATH_FP32, &co, &err) != 0)
-            return kb_stage_fail(st.name, &err);
-        if (co.outcome == KB_OUT_OK &&
-            (kb_session_draw(s, &in, &params, &err) != 0 || kb_session_call(s, KB_CALL_DEVICE_SYNC, &co, &err) != 0))
-            return kb_stage_fail(st.name, &err);
-        for (int t = 0; t < KB_N_TIMERS && co.outcome == KB_OUT_OK; t++)
-            if (time_target(s, &st.cfg, p, t, &R[m].ours[t], &err) != 0)
-                return kb_stage_fail(st.name, &err);
-        if (co.outcome != KB_OUT_OK && outcome == KB_OUT_OK) {
-            outcome = co.outcome;
-            snprintf(detail, sizeof detail, "%s: C baseline: %s", mode_names[m], co.detail);
-        }
-    }
-    kb_session_close(S[0]);
-    kb_session_close(S[1]);
-    double work_s = kb_now_s() - t_start - ready_s;
-
-    kb_h5w *w = kb_gpu_stage_artifact(&st, out, &err);
-    if (!w)
-        return kb_stage_fail(st.name, &err);
-    kb_h5w_attr_str(w, KB_ROOT, "spec", spec);
-    kb_h5w_attr_f64(w, KB_ROOT, "children_ready_s", ready_s);
-    kb_h5w_attr_f64(w, KB_ROOT, "gpu_wait_s", waited_s);
-    kb_h5w_attr_f64(w, KB_ROOT, "work_s", work_s);
+    if (!(f.p = kb_problem_load(f.problem_so, &ph, &err)))
+        return kb_stage_fail(f.st.name, &err);
+    f.st.cell = (kb_cell){"baseline", f.p->id, ""};
+    f.n_out = (int)f.p->n_outputs < KB_MAX_OUTPUTS ? (int)f.p->n_outputs : KB_MAX_OUTPUTS;
+    f.modes[0] = KB_MATH_FP32;
+    f.modes[1] = KB_MATH_TF32;
+    f.outcome = KB_OUT_OK;
+    if (start_children(&f, &err) != 0)
+        return kb_stage_fail(f.st.name, &err);
+    kb_draw params = {kb_seed(&f.st.cfg, f.p->id, KB_SEED_PARAMS, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
+    kb_draw in = {kb_seed(&f.st.cfg, f.p->id, KB_SEED_TIMING, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
+    for (int m = 0; m < 2; m++)
+        if (run_mode(&f, m, &in, &params, &err) != 0)
+            return kb_stage_fail(f.st.name, &err);
+    kb_session_close(f.S[0]);
+    kb_session_close(f.S[1]);
+    f.work_s = kb_now_s() - f.t_start - f.ready_s;
     char line[512] = "";
-    for (int m = 0; m < 2; m++) {
-        char g[128];
-        snprintf(g, sizeof g, "/%s", mode_names[m]);
-        kb_h5w_group(w, g);
-        kb_h5w_attr_i64(w, g, "matmul_tf32", modes[m].matmul_tf32);
-        kb_h5w_attr_i64(w, g, "cudnn_tf32", modes[m].cudnn_tf32);
-        kb_h5w_attr_str(w, g, "torch_outcome", kb_outcome_name(R[m].call.outcome));
-        kb_h5w_attr_str(w, g, "torch_outcome_detail", R[m].call.detail);
-        kb_h5w_attr_str(w, g, "torch_call_note", R[m].call.called.note);
-        /* the worst output: what the table reports */
-        double mae = 0, mref = 0, treq = 0;
-        for (int i = 0; i < n_out; i++) {
-            char og[256];
-            snprintf(og, sizeof og, "%s/outputs/%s", g, p->outputs[i].name);
-            kb_record_cmp(w, og, &R[m].cmp[i], 1);
-            if (R[m].cmp[i].max_abs_err > mae)
-                mae = R[m].cmp[i].max_abs_err;
-            if (R[m].cmp[i].max_abs_ref > mref)
-                mref = R[m].cmp[i].max_abs_ref;
-            if (R[m].cmp[i].tau_req > treq)
-                treq = R[m].cmp[i].tau_req;
-        }
-        int ok = R[m].call.outcome == KB_OUT_OK;
-        kb_h5w_attr_f64(w, g, "max_abs_err", ok ? mae : NAN);
-        kb_h5w_attr_f64(w, g, "max_rel_err", ok && mref > 0 ? mae / mref : NAN);
-        kb_h5w_attr_f64(w, g, "tau_req", ok ? treq : NAN);
-        for (int t = 0; t < KB_N_TIMERS; t++) {
-            char tg[192];
-            snprintf(tg, sizeof tg, "%s/%s", g, kb_timers[t].name);
-            kb_h5w_group(w, tg);
-            kb_h5w_attr_f64(w, tg, "ours_ms", R[m].ours[t].ms);
-            kb_h5w_attr_f64(w, tg, "torch_ms", R[m].torch[t].ms);
-            kb_h5w_attr_f64(w, tg, "ratio", R[m].ours[t].ms / R[m].torch[t].ms);
-            char sg[256];
-            if (R[m].ours[t].samples) {
-                snprintf(sg, sizeof sg, "%s/ours", tg);
-                kb_record_timing(w, sg, &R[m].ours[t].req, &R[m].ours[t].h, R[m].ours[t].samples);
-            }
-            if (R[m].torch[t].samples) {
-                snprintf(sg, sizeof sg, "%s/torch", tg);
-                kb_record_timing(w, sg, &R[m].torch[t].req, &R[m].torch[t].h, R[m].torch[t].samples);
-            }
-            size_t l = strlen(line);
-            snprintf(line + l, sizeof line - l, "%s%s/%s %.4f", l ? " " : "", mode_names[m], kb_timers[t].name,
-                     R[m].ours[t].ms / R[m].torch[t].ms);
-            free(R[m].ours[t].samples);
-            free(R[m].torch[t].samples);
-        }
-        size_t l = strlen(line);
-        snprintf(line + l, sizeof line - l, " (err %.2g, tau %.2g) |", mae, treq);
-    }
-    int rc = kb_gpu_stage_finish(&st, w, outcome, detail, &err);
-    if (rc != 0)
-        return kb_stage_fail(st.name, &err);
-    kb_progress(&st, "%s ratio ours/torch: %s start-up %.1f s, work %.1f s", outcome == KB_OUT_OK ? "ok" : kb_outcome_name(outcome),
-                line, ready_s, work_s);
-    if (outcome != KB_OUT_OK)
-        printf("    %s\n", detail);
+    if (write_artifact(&f, line, sizeof line, &err) != 0)
+        return kb_stage_fail(f.st.name, &err);
+    kb_progress(&f.st, "%s ratio ours/torch: %s start-up %.1f s, work %.1f s",
+                f.outcome == KB_OUT_OK ? "ok" : kb_outcome_name(f.outcome), line, f.ready_s, f.work_s);
+    if (f.outcome != KB_OUT_OK)
+        printf("    %s\n", f.detail);
     return 0;
 }
