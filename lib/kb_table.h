@@ -1,7 +1,8 @@
 /*
  * kb_table.h -- the inside of kb-aggregate's library (kb_tables.h is its outside), shared by its
  * parts:
- *   lib/tables_csvin.c  notes; CSV input (libcsv): models.csv, reference/paper-tables.csv
+ *   lib/tables_csvin.c  notes; CSV input (libcsv): the reader, reference/paper-tables.csv
+ *   lib/models.c        models.csv, submissions/<model>/extraction.csv, the check before any work
  *   lib/tables.c        the reader: a protocol tree of HDF5 artifacts (names: kb_schema.h) into
  *                       the table model (kb_report: the records of kb_metrics.h)
  *   lib/metrics.c       the metrics over that model (pure)

@@ -12,6 +12,7 @@
 
 #include "kb/problem.h"
 #include "kb_artifact.h"
+#include "kb_extract.h"
 #include "kb_h5.h"
 #include "kb_schema.h"
 
@@ -432,14 +433,6 @@ static void free_strs(char **v, size_t n)
     free(v);
 }
 
-static const kb_model_info *find_model(const kb_model_info *v, size_t n, const char *model)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(v[i].model, model))
-            return &v[i];
-    return NULL;
-}
-
 typedef struct model_key {
     const char *name;
     double order; /* NaN: unknown to models.csv */
@@ -464,8 +457,117 @@ static int in_list(const char *const *v, size_t n, const char *s)
     return 0;
 }
 
+/* ---- submissions/<model>/extraction.csv: responses that gave no sample ------------------------- */
+
+/* Appends to dirs the models of submissions/ that have an extraction.csv and are not in dirs yet:
+ * a model whose every response failed has no artifacts, and is still a model. */
+static int add_extracted_models(const char *submissions, char ***dirs, size_t *n)
+{
+    char **sub = NULL;
+    size_t ns = 0;
+    int rc = list_dirs(submissions, &sub, &ns);
+    for (size_t i = 0; rc == 0 && i < ns; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s/extraction.csv", submissions, sub[i]);
+        if (!kb_file_exists(path) || in_list((const char *const *)*dirs, *n, sub[i]))
+            continue;
+        char **v = realloc(*dirs, (*n + 1) * sizeof *v);
+        if (!v) {
+            rc = -1;
+            break;
+        }
+        *dirs = v;
+        (*dirs)[(*n)++] = sub[i];
+        sub[i] = NULL;
+    }
+    free_strs(sub, ns);
+    if (*n)
+        qsort(*dirs, *n, sizeof **dirs, cmp_str);
+    return rc;
+}
+
+/* The record of a response that gave no sample: it failed before compiling. */
+static void extraction_failure(const kb_extract_row *x, kb_sample_rec *s)
+{
+    kb_sample_init(s, x->sample);
+    s->compiled = 0;
+    snprintf(s->compile_outcome, sizeof s->compile_outcome, "extract:%.20s", x->outcome);
+    snprintf(s->std_outcome, sizeof s->std_outcome, "%s", s->compile_outcome);
+    snprintf(s->ver_outcome, sizeof s->ver_outcome, "%s", s->compile_outcome);
+    snprintf(s->reason, sizeof s->reason, "%s", x->reason);
+    s->std_correct = s->hidden_pass = 0;
+    s->trials_run = s->trials_passed = 0;
+    s->std_tau_req = s->hid_tau_req = INFINITY; /* passes at no tolerance */
+}
+
+static int problem_index(const kb_data *d, const char *id)
+{
+    for (size_t p = 0; p < d->n_problems; p++)
+        if (!strcmp(d->problems[p].id, id))
+            return (int)p;
+    return -1;
+}
+
+/* One failure row into its cell. A sample of that name that has artifacts is stale (the
+ * extraction deleted its file): the row is the truth, counted once. */
+static int add_failure_row(kb_report *r, size_t m, size_t p, const kb_extract_row *x, const char *path)
+{
+    kb_cell_rec *c = kb_data_cell(&r->data, m, p);
+    kb_sample_rec s;
+    extraction_failure(x, &s);
+    for (size_t i = 0; i < c->n; i++)
+        if (!strcmp(c->samples[i].name, x->sample)) {
+            kb_note(&r->notes, 0, "%s:%zu: %s/%s is a failed response (%s), but %s/%s/%s/%s holds its artifacts from "
+                    "an earlier extraction: counted as the failure; delete that directory", path, x->line, x->problem,
+                    x->sample, x->outcome, r->artifacts, r->data.models[m], x->problem, x->sample);
+            c->samples[i] = s;
+            return 0;
+        }
+    return kb_cell_add(c, &s);
+}
+
+/* Every non-ok row of submissions/<model>/extraction.csv for a problem of the list. */
+static int add_extraction_failures(kb_report *r, size_t m, const char *submissions, kb_err *err)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s/extraction.csv", submissions, r->data.models[m]);
+    if (!kb_file_exists(path))
+        return 0;
+    kb_extract_row *rows;
+    size_t n, ignored = 0;
+    if (kb_read_extraction_csv(path, &rows, &n, err) != 0)
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        if (!strcmp(rows[i].outcome, "ok"))
+            continue; /* its sample is in the tree: its artifacts are the record */
+        int p = problem_index(&r->data, rows[i].problem);
+        if (p < 0)
+            ignored++;
+        else if ((rc = add_failure_row(r, m, (size_t)p, &rows[i], path)) != 0)
+            kb_errf(err, KB_EXIT_FAIL, "out of memory");
+    }
+    if (ignored)
+        kb_note(&r->notes, 0, "%s: %zu failed responses of problems not in --problems are ignored", path, ignored);
+    free(rows);
+    return rc;
+}
+
+/* No problem of model m holds more samples than its row allows. */
+static int check_sample_counts(const kb_report *r, size_t m, const char *models_csv, kb_err *err)
+{
+    for (size_t p = 0; p < r->data.n_problems; p++) {
+        char where[2048];
+        snprintf(where, sizeof where, "%s/%s/%s (with its failed responses)", r->artifacts, r->data.models[m],
+                 r->data.problems[p].id);
+        if (kb_model_check_samples(&r->models[m], models_csv, where, kb_data_cell(&r->data, m, p)->n, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int kb_report_load(kb_report *r, const char *artifacts, const char *const *problems, size_t n_problems,
-                   const char *models_csv, const char *reference_csv, kb_err *err)
+                   const char *models_csv, const char *submissions, const char *reference_csv, kb_err *err)
 {
     memset(r, 0, sizeof *r);
     r->tau = NAN;
@@ -495,14 +597,26 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
     else if (n_dirs == 0)
         kb_note(&r->notes, 0, "%s: no artifacts yet (an empty tree; run make all): every problem counts as unsolved",
                 r->artifacts);
+    for (size_t i = n_dirs; i-- > 0;) /* the tree's directories that are no model */
+        if (!strcmp(dirs[i], KB_DIR_BASELINE) || !strcmp(dirs[i], KB_DIR_TABLES)) {
+            free(dirs[i]);
+            memmove(&dirs[i], &dirs[i + 1], (n_dirs - i - 1) * sizeof *dirs);
+            n_dirs--;
+        }
+    if (submissions && add_extracted_models(submissions, &dirs, &n_dirs) != 0)
+        goto oom;
+    if (kb_models_require(csv_models, n_csv, models_csv, (const char *const *)dirs, n_dirs, err) != 0) {
+        free(csv_models);
+        free_strs(dirs, n_dirs);
+        kb_report_free(r);
+        return -1;
+    }
     model_key *keys = calloc(n_dirs ? n_dirs : 1, sizeof *keys);
     if (!keys)
         goto oom;
     size_t nm = 0;
     for (size_t i = 0; i < n_dirs; i++) {
-        if (!strcmp(dirs[i], KB_DIR_BASELINE) || !strcmp(dirs[i], KB_DIR_TABLES))
-            continue;
-        const kb_model_info *mi = find_model(csv_models, n_csv, dirs[i]);
+        const kb_model_info *mi = kb_model_find(csv_models, n_csv, dirs[i]);
         keys[nm].name = dirs[i];
         keys[nm].order = mi ? mi->order : NAN;
         if (mi && isnan(mi->order))
@@ -522,13 +636,14 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
     free(names);
     free_strs(dirs, n_dirs);
     dirs = NULL;
+    n_dirs = 0;
     if (rc != 0)
         goto oom;
     r->models = calloc(nm ? nm : 1, sizeof *r->models);
     if (!r->models)
         goto oom;
     for (size_t m = 0; m < nm; m++) {
-        const kb_model_info *mi = find_model(csv_models, n_csv, r->data.models[m]);
+        const kb_model_info *mi = kb_model_find(csv_models, n_csv, r->data.models[m]);
         kb_model_info *o = &r->models[m];
         if (mi)
             *o = *mi;
@@ -571,7 +686,6 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
     /* samples */
     int proto_seen = 0;
     for (size_t m = 0; m < nm; m++) {
-        size_t missing = 0;
         for (size_t p = 0; p < n_problems; p++) {
             char dir[2048];
             snprintf(dir, sizeof dir, "%s/%s/%s", r->artifacts, r->data.models[m], problems[p]);
@@ -579,7 +693,6 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
             size_t ns = 0;
             if (list_dirs(dir, &samples, &ns) != 0)
                 goto oom;
-            missing += ns == 0;
             for (size_t i = 0; i < ns; i++) {
                 char sdir[4096];
                 snprintf(sdir, sizeof sdir, "%s/%s", dir, samples[i]);
@@ -603,6 +716,13 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
             }
             free_strs(samples, ns);
         }
+        if (submissions && add_extraction_failures(r, m, submissions, err) != 0)
+            goto fail;
+        if (check_sample_counts(r, m, models_csv, err) != 0)
+            goto fail;
+        size_t missing = 0;
+        for (size_t p = 0; p < n_problems; p++)
+            missing += kb_data_cell(&r->data, m, p)->n == 0;
         if (missing)
             kb_note(&r->notes, 0, "%s: no samples for %zu of %zu problems (each counts as a failure)", r->data.models[m],
                     missing, n_problems);
@@ -647,7 +767,11 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
 oom:
     free(csv_models);
     free_strs(dirs, n_dirs);
+    kb_report_free(r);
     return kb_errf(err, KB_EXIT_FAIL, "out of memory");
+fail:
+    kb_report_free(r);
+    return -1;
 }
 
 void kb_report_free(kb_report *r)

@@ -1,5 +1,5 @@
-/* tables_csvin.c -- kb-aggregate's notes and its CSV input (libcsv): models.csv and
- * reference/paper-tables.csv (kb_tables.h), and the reader results.json uses (kb_table.h). */
+/* tables_csvin.c -- kb-aggregate's notes and its CSV input (libcsv): reference/paper-tables.csv
+ * (kb_tables.h), and the CSV reader models.c and results.json use (kb_table.h). */
 #include "kb_table.h"
 
 #include <csv.h>
@@ -160,49 +160,6 @@ int kbt_csv_blank(const kbt_csv *t, size_t row)
         if (t->rows[row][j][0])
             return 0;
     return 1;
-}
-
-int kb_read_models_csv(const char *path, kb_model_info **out, size_t *n, kb_err *err)
-{
-    *out = NULL;
-    *n = 0;
-    kbt_csv t;
-    if (kbt_csv_read(path, &t, err) != 0)
-        return -1;
-    int cm = kbt_csv_col(&t, "model"), cd = kbt_csv_col(&t, "display_name"), cp = kbt_csv_col(&t, "paper_name"),
-        co = kbt_csv_col(&t, "order");
-    if (cm < 0) {
-        kbt_csv_free(&t);
-        return kb_errf(err, KB_EXIT_FAIL, "%s: no 'model' column in the header (expected model,display_name,paper_name,order)",
-                       path);
-    }
-    kb_model_info *v = calloc(t.n ? t.n : 1, sizeof *v);
-    if (!v) {
-        kbt_csv_free(&t);
-        return kb_errf(err, KB_EXIT_FAIL, "out of memory");
-    }
-    size_t k = 0;
-    for (size_t i = 1; i < t.n; i++) {
-        if (kbt_csv_blank(&t, i))
-            continue;
-        kb_model_info *mi = &v[k++];
-        snprintf(mi->model, sizeof mi->model, "%s", kbt_csv_cell(&t, i, cm));
-        snprintf(mi->display, sizeof mi->display, "%s", kbt_csv_cell(&t, i, cd));
-        snprintf(mi->paper, sizeof mi->paper, "%s", kbt_csv_cell(&t, i, cp));
-        const char *o = kbt_csv_cell(&t, i, co);
-        char *end;
-        mi->order = o[0] ? strtod(o, &end) : NAN;
-        if (o[0] && *end) {
-            kb_errf(err, KB_EXIT_FAIL, "%s: row %zu: order '%s' is not a number", path, i + 1, o);
-            kbt_csv_free(&t);
-            free(v);
-            return -1;
-        }
-    }
-    kbt_csv_free(&t);
-    *out = v;
-    *n = k;
-    return 0;
 }
 
 int kb_read_reference_csv(const char *path, kb_ref_row **out, size_t *n, kb_err *err)

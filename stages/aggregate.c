@@ -3,8 +3,9 @@
  * Needs no GPU and no CUDA: it reads HDF5 files only, so `make report` works anywhere.
  *
  *   kb-aggregate --artifacts artifacts/paper --problems 'level1/001_square_matmul ...' \
- *     --models-csv models.csv --reference-csv reference/paper-tables.csv \
+ *     --models-csv models.csv --submissions submissions --reference-csv reference/paper-tables.csv \
  *     --out artifacts/paper/tables --plots plots/paper
+ *   kb-aggregate --check-models --models-csv models.csv --submissions submissions --model 'demo-naive'
  *
  * Metric definitions: lib/kb_metrics.h and docs/metrics.md. Outputs: lib/kb_tables.h.
  * Missing artifacts are stages not run (warnings); unreadable ones are errors: the tables are
@@ -46,17 +47,41 @@ static void print_headline(const kb_report *r)
     }
 }
 
+/* --check-models: the Makefile's check before any work (kb_models_check). */
+static int check_models(const char *models_csv, const char *submissions, const char *model_list)
+{
+    kb_err err = {0};
+    char *list = strdup(model_list ? model_list : "");
+    const char **names = calloc(MAX_PROBLEMS, sizeof *names);
+    if (!list || !names) {
+        kb_errf(&err, KB_EXIT_FAIL, "out of memory");
+    } else {
+        size_t n = split_problems(list, names, MAX_PROBLEMS);
+        if (n == 0)
+            kb_errf(&err, KB_EXIT_USAGE, "--check-models needs --model 'name ...' (the models to be evaluated)");
+        else
+            kb_models_check(models_csv, submissions, names, n, &err);
+    }
+    free(names);
+    free(list);
+    return err.msg[0] ? kb_stage_fail("aggregate", &err) : 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *artifacts = NULL, *problems = NULL, *models_csv = NULL, *reference_csv = NULL, *out = NULL,
-               *plots = NULL;
+               *plots = NULL, *submissions = NULL, *model = NULL;
+    int check = 0;
     kb_opt opts[] = {
-        {"artifacts", &artifacts, NULL, "* one protocol tree, e.g. artifacts/paper"},
-        {"problems", &problems, NULL, "* the problem ids, space-separated (the denominator of every share)"},
-        {"models-csv", &models_csv, NULL, "* model,display_name,paper_name,order (table order and names)"},
+        {"artifacts", &artifacts, NULL, "one protocol tree, e.g. artifacts/paper (required unless --check-models)"},
+        {"problems", &problems, NULL, "the problem ids, space-separated: the denominator of every share (required unless --check-models)"},
+        {"models-csv", &models_csv, NULL, "* every model's row: " KB_MODELS_COLUMNS},
+        {"submissions", &submissions, NULL, "the submissions tree: each <model>/extraction.csv's failed responses count as failed samples"},
         {"reference-csv", &reference_csv, NULL, "the paper's numbers (model,level,metric,value), shown side by side"},
-        {"out", &out, NULL, "* directory for the tables (CSV, Markdown, LaTeX, warnings.txt)"},
-        {"plots", &plots, NULL, "* directory for the .dat files plots/*.gp read"},
+        {"out", &out, NULL, "directory for the tables (CSV, Markdown, LaTeX, warnings.txt) (required unless --check-models)"},
+        {"plots", &plots, NULL, "directory for the .dat files plots/*.gp read (required unless --check-models)"},
+        {"check-models", NULL, &check, "only check, before any work: models.csv, a row for each --model, their extraction.csv and sample counts in --submissions"},
+        {"model", &model, NULL, "with --check-models: the models to check, space-separated"},
     };
     kb_config cfg;
     kb_config_defaults(&cfg, KB_PROTO_PAPER);
@@ -67,15 +92,34 @@ int main(int argc, char **argv)
         "of one protocol tree. Needs no GPU. Missing artifacts count as stages not run (listed in <out>/warnings.txt);\n"
         "an unreadable artifact is an error (the tables are still written; exit status 1).\n"
         "Usage: kb-aggregate --artifacts DIR --problems 'level1/001_x ...' --models-csv models.csv\n"
-        "                    [--reference-csv reference/paper-tables.csv] --out DIR --plots DIR\n"
+        "                    [--submissions submissions] [--reference-csv reference/paper-tables.csv] --out DIR --plots DIR\n"
+        "       kb-aggregate --check-models --models-csv models.csv --submissions submissions --model 'name ...'\n"
+        "models.csv has one row per model (columns in any order, others ignored): model (the directory name),\n"
+        "display_name, paper_name (the paper's name, or empty), order (a number, or empty), provider, date (YYYY-MM-DD\n"
+        "the samples were generated or written, or unknown), sampling (free text; - for hand-written code; or unknown),\n"
+        "samples_per_problem (an integer > 0), prompt_style (kernelbench, abi or hand-written). Every model of the tree\n"
+        "(and of --submissions with an extraction.csv) needs a row: one without is refused, with the row to add.\n"
+        "A response of <submissions>/<model>/extraction.csv whose outcome is not ok is a sample that failed before\n"
+        "compiling (compile outcome extract:<outcome>, the row's reason): it counts in samples, never in compiled, and\n"
+        "can never be a problem's best; rows of problems outside --problems are left out of this run's tables.\n"
         "An existing but empty tree gives empty tables (every problem unsolved); a tree that does not exist is refused.\n"
-        "Exit codes: 0 tables written; 1 tables written but some artifact is unreadable, or nothing could be written;\n"
-        "2 bad command line; 4 --artifacts does not exist (nothing written).",
+        "Exit codes: 0 tables written (--check-models: all good); 1 tables written but some artifact is unreadable, or\n"
+        "nothing written: models.csv malformed or lacking a model, an extraction.csv malformed, more samples of a problem\n"
+        "than samples_per_problem; 2 bad command line; 4 --artifacts does not exist (nothing written).",
         opts, sizeof opts / sizeof opts[0], &cfg, &err);
     if (pr == 1)
         return 0;
     if (pr < 0)
         return kb_stage_fail("aggregate", &err);
+    if (check)
+        return check_models(models_csv, submissions ? submissions : "submissions", model);
+    const char *need[] = {"artifacts", "problems", "out", "plots"};
+    const char *have[] = {artifacts, problems, out, plots};
+    for (size_t i = 0; i < 4; i++)
+        if (!have[i]) {
+            kb_errf(&err, KB_EXIT_USAGE, "--%s is required (see --help)", need[i]);
+            return kb_stage_fail("aggregate", &err);
+        }
 
     struct stat ast;
     if (stat(artifacts, &ast) != 0 || !S_ISDIR(ast.st_mode)) {
@@ -97,7 +141,7 @@ int main(int argc, char **argv)
     }
 
     kb_report r;
-    if (kb_report_load(&r, artifacts, ids, n, models_csv, reference_csv, &err) != 0)
+    if (kb_report_load(&r, artifacts, ids, n, models_csv, submissions, reference_csv, &err) != 0)
         return kb_stage_fail("aggregate", &err);
     if (kb_write_tables(&r, out, &err) != 0 || kb_write_plot_data(&r, plots, &err) != 0) {
         kb_report_free(&r);

@@ -891,7 +891,7 @@ static int write_baseline(const char *root, int p, kb_err *err)
 }
 
 /* DIR/artifacts/paper/{alpha,beta,baseline,unlisted}/..., DIR/models.csv. "unlisted" has no
- * samples and is not in models.csv (it sorts after the listed models); alpha also holds a
+ * samples and no order in models.csv (it sorts after the ordered models); alpha also holds a
  * problem outside the list (ignored, with a warning). */
 static int write_fixtures(const char *dir, kb_err *err)
 {
@@ -909,10 +909,11 @@ static int write_fixtures(const char *dir, kb_err *err)
     snprintf(path, sizeof path, "%s/alpha/level3/009_z/s0", root);
     if (kb_mkdirs(path, err) != 0)
         return -1;
-    const char *csv = "model,display_name,paper_name,order\n"
-                      "beta,Beta Model,GPT-5.5,1\n"
-                      "alpha,\"Alpha, the first\",,2\n"
-                      "gamma,Gamma,,3\n";
+    const char *csv = "model,display_name,paper_name,order,provider,date,sampling,samples_per_problem,prompt_style\n"
+                      "beta,Beta Model,GPT-5.5,1,OpenAI,2026-05-14,\"temperature=1.0, top_p=1.0\",5,kernelbench\n"
+                      "alpha,\"Alpha, the first\",,2,this project,2026-11-29,-,2,hand-written\n"
+                      "gamma,Gamma,,3,Gamma Labs,unknown,unknown,5,abi\n"
+                      "unlisted,unlisted,,,Nobody,unknown,unknown,5,kernelbench\n";
     snprintf(path, sizeof path, "%s/models.csv", dir);
     return kb_write_file_atomic(path, csv, strlen(csv), err);
 }
@@ -961,7 +962,7 @@ static int load(tree *t, kb_err *err)
     char art[512], models_csv[512];
     snprintf(art, sizeof art, "%s/artifacts/paper/", t->dir);
     snprintf(models_csv, sizeof models_csv, "%s/models.csv", t->dir);
-    return kb_report_load(&t->r, art, problems, 3, models_csv, "", err);
+    return kb_report_load(&t->r, art, problems, 3, models_csv, NULL, "", err);
 }
 
 static int model_index(const kb_report *r, const char *name)
@@ -1019,7 +1020,7 @@ static void test_reader_round_trip(void **state)
     kb_err err = {0};
     assert_int_equal(load(t, &err), 0);
     kb_report *r = &t->r;
-    /* models: listed ones in models.csv order, then the unlisted one */
+    /* models: in models.csv order, then the one listed without an order */
     assert_int_equal(r->data.n_models, 3);
     assert_string_equal(r->data.models[0], "beta");
     assert_string_equal(r->data.models[1], "alpha");
@@ -1148,7 +1149,7 @@ static void test_csv_readers(void **state)
     assert_int_equal(kb_write_file_atomic(path, nohdr, strlen(nohdr), &err), 0);
     kb_model_info *mi;
     assert_int_equal(kb_read_models_csv(path, &mi, &n, &err), -1);
-    assert_non_null(strstr(err.msg, "'model' column"));
+    assert_non_null(strstr(err.msg, "lacks the column(s) model, display_name"));
     snprintf(path, sizeof path, "%s/nonexistent.csv", t->dir);
     assert_int_equal(kb_read_models_csv(path, &mi, &n, &err), -1);
 }
