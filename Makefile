@@ -342,6 +342,20 @@ ifneq ($(strip $(STRAY)),)
 $(error submissions/ holds what the pipeline would not read: $(STRAY)move or rename these (a sample is submissions/<model>/levelN/NNN_name/sK.cu or sK.py))
 endif
 endif
+# models.csv: what the tables cite a model by (docs/prompts.md). Before any work (every compile,
+# stage and baseline of this run waits for it) each model of MODELS is checked by the rules the
+# tables apply (kb-aggregate --check-models, lib/models.c): models.csv well-formed, a row for the
+# model (else the row to add is printed), its extraction.csv well-formed, no problem with more
+# samples (files and failed responses) than the row's samples_per_problem. One stamp per model,
+# remade when models.csv, the binary, the model's extraction.csv or its samples change.
+MODELS_CSV ?= models.csv
+MODELS_OK := $(MODELS:%=$(BUILD)/stamps/models/%.ok)
+define models_ok_rule
+$(BUILD)/stamps/models/$1.ok: $(MODELS_CSV) $(BIN)/kb-aggregate $(wildcard submissions/$1/extraction.csv submissions/$1/level*/*/) $(filter submissions/$1/%,$(SUB_SRC))
+	$(Q)$(BIN)/kb-aggregate --check-models --models-csv $(MODELS_CSV) --submissions submissions --model $1
+	@mkdir -p $$(@D) && touch $$@
+endef
+$(foreach m,$(MODELS),$(eval $(call models_ok_rule,$m)))
 # the file the runner loads: the .cu's object, or the .py's snapshot beside its extensions
 cell_sub = $(SUBS)/$1/$(if $(filter submissions/$1.py,$(SUB_PY)),kernel.py,kernel.so)
 # levelN/NNN_name of a cell, its model, its sample
@@ -406,7 +420,8 @@ gpu-check: $(BIN)/kb-gpuinfo
 
 # compile: once per sample, whatever the protocol; each protocol tree gets a copy of the record.
 # (a submission can include only kb/submission.h: no other header's edit recompiles it)
-$(SUBS)/%/compile.h5: submissions/%.cu $(call tool,kb-compile) include/kb/submission.h $(BUILD)/stamps/compile.stamp
+$(SUBS)/%/compile.h5: submissions/%.cu $(call tool,kb-compile) include/kb/submission.h $(BUILD)/stamps/compile.stamp \
+  | $(BUILD)/stamps/models/$$(call cell_model,$$*).ok
 	$(Q)$(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --gencode '$(CUDA_GENCODE)' --nvcc $(NVCC) --include include \
 	  --src $< --out-so $(SUBS)/$*/kernel.so --out $@ \
 	  --model $(call cell_model,$*) --problem $(call cell_problem,$*) --sample $(call cell_sample,$*)
@@ -415,7 +430,8 @@ $(SUBS)/%/compile.h5: submissions/%.cu $(call tool,kb-compile) include/kb/submis
 # A .py: its load_inline sources read statically (never run) and built into the sample's own
 # directory, sharing one content-addressed cache (py/kbpy/build.py).
 KBPY := $(wildcard py/kbpy/*.py)
-$(SUBS)/%/compile.h5: submissions/%.py $(call tool,kb-compile) $(KBPY) $(BUILD)/stamps/compile.stamp
+$(SUBS)/%/compile.h5: submissions/%.py $(call tool,kb-compile) $(KBPY) $(BUILD)/stamps/compile.stamp \
+  | $(BUILD)/stamps/models/$$(call cell_model,$$*).ok
 	$(Q)$(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --py-cache $(PY_CACHE) --py-dir py \
 	  --src $< --out-so $(SUBS)/$*/kernel.py --out $@ \
 	  --model $(call cell_model,$*) --problem $(call cell_problem,$*) --sample $(call cell_sample,$*)
@@ -441,10 +457,10 @@ $(A)/%/verify-distributions.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(call tool,
 $(A)/%/memory-profile.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(call tool,kb-memory-profile) $(STAMPS)/memory-profile.stamp
 	$(Q)$(STAGE_RUN) $(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
 
-$(A)/baseline/%/baseline-time.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(call tool,kb-runner) $(call tool,kb-baseline-time) $(STAMPS)/baseline-time.stamp
+$(A)/baseline/%/baseline-time.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(call tool,kb-runner) $(call tool,kb-baseline-time) $(STAMPS)/baseline-time.stamp | $(MODELS_OK)
 	$(Q)$(STAGE_RUN) $(BIN)/kb-baseline-time $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --out $@
 
-$(A)/baseline/%/memory-profile.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(call tool,kb-runner) $(call tool,kb-memory-profile) $(STAMPS)/memory-profile.stamp
+$(A)/baseline/%/memory-profile.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(call tool,kb-runner) $(call tool,kb-memory-profile) $(STAMPS)/memory-profile.stamp | $(MODELS_OK)
 	$(Q)$(STAGE_RUN) $(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) --baseline --problem $< --out $@
 
 # PyTorch eager against the C baseline, per problem (both math modes, both timers, one process).
@@ -477,13 +493,14 @@ $(SUMMARY_GOAL):
 endif
 
 
-AGGREGATE = $(BIN)/kb-aggregate --artifacts $(A) --problems '$(EVAL_PROBLEMS)' --models-csv models.csv \
+AGGREGATE = $(BIN)/kb-aggregate --artifacts $(A) --problems '$(EVAL_PROBLEMS)' --models-csv $(MODELS_CSV) --submissions submissions \
   --reference-csv reference/paper-tables.csv --out $(TABLES_DIR) --plots $(PLOTS_DIR) && \
   { command -v gnuplot >/dev/null || { echo "gnuplot not found: tables made, figures skipped (install gnuplot-nox)"; exit 0; }; \
     for g in plots/*.gp; do gnuplot -e "dir='$(PLOTS_DIR)'" $$g || exit 1; done; \
     echo "tables: $(TABLES_DIR)/tables.md  figures: $(PLOTS_DIR)/"; }
 
-$(TABLES): $(CELL_ARTIFACTS) $(BASELINE_ARTIFACTS) $(BIN)/kb-aggregate $(wildcard plots/*.gp models.csv reference/paper-tables.csv)
+$(TABLES): $(CELL_ARTIFACTS) $(BASELINE_ARTIFACTS) $(BIN)/kb-aggregate $(wildcard plots/*.gp $(MODELS_CSV) reference/paper-tables.csv submissions/*/extraction.csv) \
+  | $(MODELS_OK)
 	@$(AGGREGATE)
 
 # Tables and figures from whatever artifacts exist: no GPU, no stage re-runs. An ARTIFACTS that

@@ -227,6 +227,90 @@ else
     echo "aggregate.sh: gnuplot not installed: figures not checked (apt-get install gnuplot-nox)"
 fi
 
+# ---- 1b. responses that gave no sample (submissions/<model>/extraction.csv) count as failures --
+# alpha: two failed responses of 001_a (s2 truncated, s3 no_code_block) beside its passing s0, s1;
+# 002_b s0 (artifacts of compile_error) is now a failed response: counted once, as the failure;
+# an ok row (its sample has artifacts) adds nothing; a problem outside the list is left out.
+# gamma (a row in models.csv, no artifacts): its only response failed, and it is still a model.
+SUBS=$tmp/subs
+mkdir -p "$SUBS/alpha" "$SUBS/gamma"
+cat >"$SUBS/alpha/extraction.csv" <<'CSV'
+problem,sample,outcome,reason,source
+level1/001_a,s0,ok,python block at lines 3-32,r/001_a/s0.txt
+level1/001_a,s2,truncated,"the python fence ``` opened at line 1 never closes: the output was cut off",r/001_a/s2.txt
+level1/001_a,s3,no_code_block,no fenced code block (``` or ~~~) in 1220 bytes,r/001_a/s3.txt
+level1/002_b,s0,wrong_name,no top-level class ModelNew in the python block at lines 1-31,r/002_b/s0.txt
+level3/009_z,s0,empty,an empty response,r/009_z/s0.txt
+CSV
+printf 'problem,sample,outcome,reason,source\nlevel1/002_b,s0,several_blocks,2 candidate blocks,r/s0.txt\n' >"$SUBS/gamma/extraction.csv"
+aggregate_subs() { # extra options of kb-aggregate
+    "$AGG" --artifacts "$A" --problems "$PROBLEMS" --models-csv "${MODELS_CSV:-$tmp/models.csv}" --submissions "$SUBS" \
+        --reference-csv reference/paper-tables.csv --out "$T" --plots "$P" >"$tmp/stdout" 2>"$tmp/stderr"
+}
+aggregate_subs || fail "kb-aggregate with --submissions failed: $(cat "$tmp/stderr")"
+k="model=alpha level=all condition=fp32-standard"
+expect "$S" samples 8 $k
+expect "$S" compiled 5 $k
+expect "$S" compile_rate 0.625 $k
+expect "$S" std_rejected 4 $k
+expect "$S" ver_rejected 5 $k
+expect "$S" correctness 1 $k
+expect "$S" speedup 2.23606797749979 $k
+expect "$S" samples 6 model=alpha level=level1 condition=fp32-standard
+expect "$Pr" best_standard_sample s1 model=alpha problem=level1/001_a
+expect "$Pr" best_verified_sample s0 model=alpha problem=level1/001_a
+expect "$T/cells.csv" compile extract:truncated model=alpha problem=level1/001_a sample=s2
+expect "$T/cells.csv" compiled 0 model=alpha problem=level1/001_a sample=s2
+expect "$T/cells.csv" reason 'the python fence ``` opened at line 1 never closes: the output was cut off' model=alpha problem=level1/001_a sample=s2
+expect "$T/cells.csv" compile extract:no_code_block model=alpha problem=level1/001_a sample=s3
+expect "$T/cells.csv" compile extract:wrong_name model=alpha problem=level1/002_b sample=s0
+expect "$T/verdicts.csv" samples 1 model=alpha check=standard verdict=rejected reason=extract:truncated
+expect "$T/verdicts.csv" samples 1 model=alpha check=standard verdict=rejected reason=extract:no_code_block
+expect "$T/verdicts.csv" samples 1 model=alpha check=verified verdict=rejected reason=standard:\ extract:truncated
+[[ $(grep -c '^alpha,level1/002_b,s0,' "$T/cells.csv") == 1 ]] || fail "alpha 002_b s0 (artifacts and a failed response) is not one sample"
+grep -q 'alpha/level1/002_b/s0 holds its artifacts from an earlier extraction' "$T/warnings.txt" ||
+    fail "warnings.txt does not name the stale artifacts of a failed response"
+grep -q 'alpha/extraction.csv: 1 failed responses of problems not in --problems are ignored' "$T/warnings.txt" ||
+    fail "warnings.txt does not count the failed response outside the list"
+k="model=gamma level=all condition=tf32-verified"
+expect "$S" samples 1 $k
+expect "$S" compiled 0 $k
+expect "$S" correctness 0 $k
+expect "$T/cells.csv" compile extract:several_blocks model=gamma problem=level1/002_b sample=s0
+# a third failed response of 001_a: 5 samples, and alpha's samples_per_problem is 4
+echo 'level1/001_a,s4,empty,an empty response,r/001_a/s4.txt' >>"$SUBS/alpha/extraction.csv"
+rm -rf "$T"
+rc=0; aggregate_subs || rc=$?
+[[ $rc -eq 1 ]] || fail "5 samples of a problem with samples_per_problem 4 must exit 1 (got $rc)"
+grep -q 'alpha/level1/001_a (with its failed responses): 5 samples of one problem, but .*models.csv:3 says model alpha has samples_per_problem 4' "$tmp/stderr" ||
+    fail "the refusal does not name the problem and the limit: $(cat "$tmp/stderr")"
+[ ! -e "$T" ] || fail "tables written despite the refusal"
+sed -i '$d' "$SUBS/alpha/extraction.csv"
+# an unknown outcome word: an error with file and line
+sed -i 's/,no_code_block,/,no_code,/' "$SUBS/alpha/extraction.csv"
+rc=0; aggregate_subs || rc=$?
+[[ $rc -eq 1 ]] && grep -q "$SUBS/alpha/extraction.csv:4: column 'outcome': 'no_code' is not one of ok," "$tmp/stderr" ||
+    fail "a malformed extraction.csv (exit $rc): $(cat "$tmp/stderr")"
+sed -i 's/,no_code,/,no_code_block,/' "$SUBS/alpha/extraction.csv"
+# a model with an extraction.csv and no row in models.csv: refused, with the row to add
+mkdir -p "$SUBS/delta" && cp "$SUBS/gamma/extraction.csv" "$SUBS/delta/"
+rc=0; aggregate_subs || rc=$?
+[[ $rc -eq 1 ]] && grep -q "models.csv describes no model delta: add a row" "$tmp/stderr" &&
+    grep -q '^  model,display_name,paper_name,order,provider,date,sampling,samples_per_problem,prompt_style$' "$tmp/stderr" &&
+    grep -q '^  delta,delta,,,PROVIDER,YYYY-MM-DD,' "$tmp/stderr" || fail "a model without a row (exit $rc): $(cat "$tmp/stderr")"
+rm -rf "$SUBS/delta"
+# a model directory of the tree without a row: refused too
+grep -v '^unlisted,' "$tmp/models.csv" >"$tmp/models-short.csv"
+rc=0; MODELS_CSV=$tmp/models-short.csv aggregate_subs || rc=$?
+[[ $rc -eq 1 ]] && grep -q "models-short.csv describes no model unlisted" "$tmp/stderr" ||
+    fail "an artifact tree's model without a row (exit $rc): $(cat "$tmp/stderr")"
+# a malformed models.csv: file, line, column, what is valid
+sed 's/,2026-11-29,/,2026-11-31,/' "$tmp/models.csv" >"$tmp/models-bad.csv"
+rc=0; MODELS_CSV=$tmp/models-bad.csv aggregate_subs || rc=$?
+[[ $rc -eq 1 ]] && grep -q "models-bad.csv:3: column 'date': '2026-11-31' is not a date: YYYY-MM-DD" "$tmp/stderr" ||
+    fail "a malformed models.csv (exit $rc): $(cat "$tmp/stderr")"
+aggregate || fail "kb-aggregate without --submissions after 1b: $(cat "$tmp/stderr")"
+
 # ---- 2. a stage not run: a warning, and only the metrics that need it change ----------------
 rm "$A/beta/level2/003_c/s0/memory-profile.h5"
 aggregate || fail "a missing artifact must not fail kb-aggregate: $(cat "$tmp/stderr")"

@@ -911,7 +911,7 @@ static int write_fixtures(const char *dir, kb_err *err)
         return -1;
     const char *csv = "model,display_name,paper_name,order,provider,date,sampling,samples_per_problem,prompt_style\n"
                       "beta,Beta Model,GPT-5.5,1,OpenAI,2026-05-14,\"temperature=1.0, top_p=1.0\",5,kernelbench\n"
-                      "alpha,\"Alpha, the first\",,2,this project,2026-11-29,-,2,hand-written\n"
+                      "alpha,\"Alpha, the first\",,2,this project,2026-11-29,-,4,hand-written\n"
                       "gamma,Gamma,,3,Gamma Labs,unknown,unknown,5,abi\n"
                       "unlisted,unlisted,,,Nobody,unknown,unknown,5,kernelbench\n";
     snprintf(path, sizeof path, "%s/models.csv", dir);
