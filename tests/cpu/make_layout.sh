@@ -27,6 +27,12 @@ expect_error() { # what, grep pattern
 cp submissions/demo-kernelbench/level1/019_relu/s1.py "$d/s0.py"
 out=$(make -n all MODEL=$m 2>&1) && grep -q "cells=1 " <<<"$out" && grep -q "kernel.py" <<<"$out" \
     && echo "ok: a .py sample is a cell, run from its snapshot kernel.py" || { echo "FAIL: .py cell: $out" | head -5; fail=1; }
+printf 'problem,sample,outcome,reason,source\n' > "submissions/$m/extraction.csv"
+out=$(make -n all MODEL=$m 2>&1) && grep -q "cells=1 " <<<"$out" \
+    && echo "ok: a model's extraction.csv (make extract) is part of the layout" || { echo "FAIL: extraction.csv refused: $out" | head -5; fail=1; }
+mv "submissions/$m/extraction.csv" "submissions/$m/level1/extraction.csv"
+expect_error "extraction.csv in a level directory" "level1/extraction.csv (not a problem directory"
+rm "submissions/$m/level1/extraction.csv"
 echo "notes" > "$d/s1.txt"
 expect_error "a stray file" "$d/s1.txt (not a sample"
 rm "$d/s1.txt"
