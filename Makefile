@@ -149,7 +149,7 @@ LIBKBOPS := $(LIBD)/libkbops.so
 # the runner as a library, for the Python runner of KernelBench-format (.py) submissions
 LIBKBRUNNER := $(LIBD)/libkbrunner.so
 
-CPU_STAGES := compile aggregate h5get prompts extract
+CPU_STAGES := compile aggregate h5get prompts extract mutate
 GPU_STAGES := sanity-check baseline-time verify-distributions memory-profile fidelity
 GPU_TOOLS := runner gpuinfo
 BENCHES := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
@@ -544,6 +544,27 @@ extract: $(BIN)/kb-extract
 	@[ -n "$(RESPONSES)" ] && [ -n "$(MODEL)" ] || { echo "make extract needs RESPONSES=dir (levelN/NNN_name/sK.txt) and MODEL=name" >&2; exit 2; }
 	$(Q)$(BIN)/kb-extract --responses $(RESPONSES) --model $(MODEL) --style $(or $(STYLE),kernelbench)
 
+# ---- mutants (docs/mutation.md; no GPU) -------------------------------------------------------------
+# make mutants: every sample of MUTATE_FROM, one fault per mutant, into submissions/mutants/ (its
+# mutants.csv says the origin, family, rule, site and whether it compiles); then
+# `make all MODEL=mutants PROTOCOL=paper|strict` evaluates them like any model's samples.
+ifneq ($(filter mutants,$(GOALS)),)
+ifneq ($(filter-out $(ALL_MODELS),$(MUTATE_FROM)),)
+$(error MUTATE_FROM names no model: $(filter-out $(ALL_MODELS),$(MUTATE_FROM)) (models: $(ALL_MODELS)))
+endif
+ifneq ($(filter mutants,$(MUTATE_FROM)),)
+$(error MUTATE_FROM may not hold mutants (a mutant of a mutant has two faults))
+endif
+ifeq ($(filter $(MUTATE_CHECK),0 1),)
+$(error MUTATE_CHECK=$(MUTATE_CHECK) is not 0 or 1)
+endif
+endif
+.PHONY: mutants
+mutants: $(BIN)/kb-mutate
+	$(Q)$(BIN)/kb-mutate --origin '$(MUTATE_FROM:%=submissions/%)' --out submissions/mutants \
+	  $(if $(filter 1,$(MUTATE_CHECK)),--compile-check) --jobs $(MUTATE_JOBS) --nvcc $(NVCC) --gencode '$(CUDA_GENCODE)' \
+	  --include include --cache $(BUILD)/mutants/compile-cache.tsv --compile-timeout $(COMPILE_TIMEOUT)
+
 deps-check:
 ifneq ($(MISSING_DEPS),)
 	@echo "missing build dependencies: $(MISSING_DEPS)" >&2
@@ -611,6 +632,7 @@ test-gpu: build $(GPU_TEST_BINS)
 #: fidelity               the C baselines against PyTorch eager: tables/fidelity.csv and its figure (GPU)
 #: prompts                one prompt per problem and style (STYLE=kernelbench|abi; default both): artifacts/prompts/ (no GPU)
 #: extract                RESPONSES=dir MODEL=name [STYLE=abi]: raw responses into submissions/MODEL/ and its extraction.csv
+#: mutants                MUTATE_FROM=models: one fault per mutant into submissions/mutants/ and its mutants.csv (no GPU)
 #: build                  the stages, libraries and problems (no GPU needed to build)
 #: problems               the problem objects only
 #: list                   every problem with its status per model (samples, compiled, passed, verified)

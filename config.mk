@@ -63,6 +63,15 @@ PYTHON ?= python3
 # The .py builds' shared cache (precompiled headers, light headers, objects by content).
 PY_CACHE ?= $(BUILD)/kbpy-cache
 
+# ---- mutation (make mutants; docs/mutation.md) -------------------------------------------------------
+# The models whose samples are mutated into submissions/mutants/ (one fault per mutant).
+MUTATE_FROM ?= demo-naive demo-tuned demo-kernelbench
+# 1: compile every .cu mutant (nvcc, cached by content in $(BUILD)/mutants/) so that the
+# stillborn ones are recorded in mutants.csv; 0: leave them unchecked.
+MUTATE_CHECK ?= 1
+# Parallel nvcc processes of that check (default: one per core).
+MUTATE_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 # ---- building and testing ------------------------------------------------------------------------
 # Host code under a sanitizer: asan, ubsan, or empty.
 SAN ?=

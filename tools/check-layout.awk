@@ -3,7 +3,7 @@
 # "path (why)" for every entry the pipeline would not read, separated by "; "; nothing when the
 # tree is good. The layout:
 #   submissions/<model>/                        <model>: letters, digits, . _ -
-#   submissions/<model>/{README.md,manifest.csv,extraction.csv (make extract)}
+#   submissions/<model>/{README.md,manifest.csv,extraction.csv (make extract),mutants.csv (make mutants)}
 #   submissions/<model>/levelN/                 N = 1, 2, 3
 #   submissions/<model>/levelN/NNN_name/        a problem's directory (names are checked by Make)
 #   submissions/<model>/levelN/NNN_name/sK.cu | sK.py | README.md | manifest.csv
@@ -23,7 +23,7 @@ BEGIN { FS = "/" }
     }
     if (NF == 3) {
         if ($3 ~ /^level[1-3]$/ && type == "d") { has_level[$2] = 1; next }
-        if (($3 == "README.md" || $3 == "manifest.csv" || $3 == "extraction.csv") && type != "d") next
+        if (($3 == "README.md" || $3 == "manifest.csv" || $3 == "extraction.csv" || $3 == "mutants.csv") && type != "d") next
         if (tolower($3) ~ /^level[0-9]+$/) bad("levels are level1, level2, level3, in lower case")
         else bad("not a level directory: samples go in submissions/<model>/levelN/NNN_name/sK.cu or sK.py")
         next
