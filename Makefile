@@ -563,7 +563,7 @@ endif
 mutants: $(BIN)/kb-mutate
 	$(Q)$(BIN)/kb-mutate --origin '$(MUTATE_FROM:%=submissions/%)' --out submissions/mutants \
 	  $(if $(filter 1,$(MUTATE_CHECK)),--compile-check) --jobs $(MUTATE_JOBS) --nvcc $(NVCC) --gencode '$(CUDA_GENCODE)' \
-	  --include include --cache $(BUILD)/mutants/compile-cache.tsv --compile-timeout $(COMPILE_TIMEOUT)
+	  --include include --cache $(BUILD)/mutants/compile-cache.tsv --compile-timeout $(COMPILE_TIMEOUT) --limit $(MUTATE_LIMIT)
 
 deps-check:
 ifneq ($(MISSING_DEPS),)

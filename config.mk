@@ -69,6 +69,8 @@ MUTATE_FROM ?= demo-naive demo-tuned demo-kernelbench
 # 1: compile every .cu mutant (nvcc, cached by content in $(BUILD)/mutants/) so that the
 # stillborn ones are recorded in mutants.csv; 0: leave them unchecked.
 MUTATE_CHECK ?= 1
+# Check at most this many not yet checked (0: all; the rest stay unchecked until a later run).
+MUTATE_LIMIT ?= 0
 # Parallel nvcc processes of that check (default: one per core).
 MUTATE_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 

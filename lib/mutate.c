@@ -195,6 +195,7 @@ int kb_mut_tokenize(const char *s, size_t lo, size_t hi, int line, kb_toks *t, k
 /* ---- the regions of a .py --------------------------------------------------------------------- */
 
 typedef struct pystr {
+    size_t start;  /* the literal's first byte (its prefix) */
     size_t lo, hi; /* the content, without prefix and quotes */
     int triple, line;
     size_t name_off, name_len; /* NAME of "NAME = <this literal>" at a line's start, else len 0 */
@@ -259,7 +260,7 @@ static int py_strings(const char *s, size_t n, pystr **out, size_t *count)
                 }
                 v = w;
             }
-            pystr ps = {.lo = lo, .hi = j, .triple = triple, .line = l0};
+            pystr ps = {.start = i, .lo = lo, .hi = j, .triple = triple, .line = l0};
             ps.after = j + (j < n ? (triple ? 3 : 1) : 0);
             /* NAME = at the start of this line */
             size_t b = i;
@@ -291,12 +292,27 @@ static int py_strings(const char *s, size_t n, pystr **out, size_t *count)
     return 0;
 }
 
-static int in_string(const pystr *v, size_t n, size_t off)
+/* 1 for the bytes of Python strings and comments: what is not code */
+static char *py_mask(const char *s, size_t n, const pystr *v, size_t nv)
 {
-    for (size_t k = 0; k < n; k++)
-        if (off >= v[k].lo - 1 && off < v[k].after)
-            return 1;
-    return 0;
+    char *m = calloc(n + 1, 1);
+    if (!m)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        while (k < nv && v[k].start < i)
+            k++;
+        if (k < nv && v[k].start == i) {
+            memset(m + i, 1, v[k].after - i);
+            i = v[k].after;
+        } else if (s[i] == '#') {
+            while (i < n && s[i] != '\n')
+                m[i++] = 1;
+        } else {
+            i++;
+        }
+    }
+    return m;
 }
 
 /* Is word w at offset i of s a whole identifier? */
@@ -321,12 +337,15 @@ int kb_mut_regions(const char *s, size_t n, int is_py, kb_region **regions, kb_e
     if (py_strings(s, n, &v, &nv) != 0)
         return kb_errf(err, KB_EXIT_FAIL, "out of memory");
     char *want = calloc(nv + 1, 1); /* which literals are CUDA sources */
-    if (!want) {
+    char *mask = py_mask(s, n, v, nv);
+    if (!want || !mask) {
+        free(want);
+        free(mask);
         free(v);
         return kb_errf(err, KB_EXIT_FAIL, "out of memory");
     }
     for (size_t i = 0; i < n; i++) {
-        if (!word_at(s, n, i, "cuda_sources") || in_string(v, nv, i))
+        if (mask[i] || !word_at(s, n, i, "cuda_sources"))
             continue;
         size_t j = i + 12;
         while (j < n && isspace((unsigned char)s[j]))
@@ -338,26 +357,23 @@ int kb_mut_regions(const char *s, size_t n, int is_py, kb_region **regions, kb_e
         int depth = 0;
         for (; j < n; j++) {
             char c = s[j];
-            if (c == '#') {
-                while (j < n && s[j] != '\n')
-                    j++;
+            int lit = -1;
+            for (size_t k = 0; k < nv && lit < 0; k++)
+                if (v[k].start == j)
+                    lit = (int)k;
+            if (lit >= 0) {
+                want[lit] = 1;
+                j = v[lit].after - 1;
                 continue;
             }
+            if (mask[j])
+                continue;
             if (c == '[' || c == '(')
                 depth++;
             else if ((c == ']' || c == ')') && --depth < 0)
                 break;
             else if (c == ',' && depth == 0)
                 break;
-            int lit = -1;
-            for (size_t k = 0; k < nv; k++)
-                if (j + 1 >= v[k].lo && j < v[k].lo && v[k].lo - j <= 6)
-                    lit = (int)k;
-            if (lit >= 0 && in_string(v, nv, j + 1)) {
-                want[lit] = 1;
-                j = v[lit].after - 1;
-                continue;
-            }
             if (ident_start((unsigned char)c) && (j == 0 || !ident_char((unsigned char)s[j - 1]))) {
                 size_t e = j;
                 while (e < n && ident_char((unsigned char)s[e]))
@@ -376,6 +392,7 @@ int kb_mut_regions(const char *s, size_t n, int is_py, kb_region **regions, kb_e
     if (!*regions) {
         free(v);
         free(want);
+        free(mask);
         return kb_errf(err, KB_EXIT_FAIL, "out of memory");
     }
     size_t r = 0;
@@ -384,6 +401,7 @@ int kb_mut_regions(const char *s, size_t n, int is_py, kb_region **regions, kb_e
             (*regions)[r++] = (kb_region){v[k].lo, v[k].hi, v[k].line};
     free(v);
     free(want);
+    free(mask);
     return (int)count;
 }
 
@@ -484,11 +502,18 @@ static long stmt_semi(const ctx *c, long i)
 
 static int stmt_start_tok(const ctx *c, long i) { return !ok(c, i) || is(c, i, ";") || is(c, i, "{") || is(c, i, "}"); }
 
+/* a floating-point value: a name declared float/double/__half/float2/float4, or such a pointer subscripted
+ * (not a member: blockIdx.x is no float) */
 static int fvar(const ctx *c, long i)
 {
-    for (size_t k = 0; k < c->n_fvars; k++)
-        if (strlen(c->fvars[k]) == TK(i)->len && !strncmp(c->fvars[k], tx(c, i), TK(i)->len))
+    if (is(c, i - 1, ".") || is(c, i - 1, "->"))
+        return 0;
+    for (size_t k = 0; k < c->n_fvars; k++) {
+        const char *w = c->fvars[k];
+        int ptr = w[0] == '*';
+        if (strlen(w + ptr) == TK(i)->len && !strncmp(w + ptr, tx(c, i), TK(i)->len) && (!ptr || is(c, i + 1, "[")))
             return 1;
+    }
     return 0;
 }
 
@@ -1034,7 +1059,8 @@ static void r_swap_2d(ctx *c)
     char out[600];
     for (long i = 0; ok(c, i + 5); i++)
         if (code(c, i) && is(c, i, "[") && ident(c, i + 1) && is(c, i + 2, "]") && is(c, i + 3, "[") &&
-            ident(c, i + 4) && is(c, i + 5, "]") && !same_text(c, i + 1, i + 4) && !is(c, i + 6, "[")) {
+            ident(c, i + 4) && is(c, i + 5, "]") && !same_text(c, i + 1, i + 4) && !is(c, i + 6, "[") &&
+            !(ident(c, i - 1) && (keyword(c, i - 2) || is(c, i - 2, "__shared__")))) { /* not a declaration */
             snprintf(out, sizeof out, "[%.*s][%.*s]", (int)TK(i + 4)->len, tx(c, i + 4), (int)TK(i + 1)->len,
                      tx(c, i + 1));
             emit_toks(c, i, i + 5, out, NULL);
@@ -1458,12 +1484,15 @@ static int analyse(ctx *c)
         if (code(c, i) && (is(c, i, "float") || is(c, i, "double") || is(c, i, "__half") || is(c, i, "float2") ||
                            is(c, i, "float4"))) {
             long k = i + 1;
+            int ptr = 0;
             while (is(c, k, "*") || is(c, k, "&") || is(c, k, "const") || is(c, k, "__restrict__"))
-                k++;
+                ptr |= is(c, k++, "*");
             if (ident(c, k) && !keyword(c, k)) {
-                char *w = strndup(tx(c, k), TK(k)->len);
+                /* a pointer's name is kept with a leading '*': it is floating point only when subscripted */
+                char *w = malloc(TK(k)->len + 2);
                 if (!w)
                     return -1;
+                sprintf(w, "%s%.*s", ptr ? "*" : "", (int)TK(k)->len, tx(c, k));
                 c->fvars[c->n_fvars++] = w;
             }
         }

@@ -124,13 +124,13 @@ static int collect(const char *origin, vec *out, kb_err *err)
     int rc = 0;
     for (int i = 0; i < nl; i++) {
         char ld[4096];
-        if (level_dir(lv[i]->d_name) && kb_fmt(ld, sizeof ld, "%s/%s", buf, lv[i]->d_name) == 0 && is_dir(ld)) {
+        if (level_dir(lv[i]->d_name) && kb_fmt(ld, sizeof ld, "%s/%s", buf, lv[i]->d_name) >= 0 && is_dir(ld)) {
             struct dirent **pd;
             int np = scandir(ld, &pd, visible, alphasort);
             for (int j = 0; j < np; j++) {
                 char pdir[4096];
                 struct dirent **sf;
-                int ns = kb_fmt(pdir, sizeof pdir, "%s/%s", ld, pd[j]->d_name) == 0 && is_dir(pdir)
+                int ns = kb_fmt(pdir, sizeof pdir, "%s/%s", ld, pd[j]->d_name) >= 0 && is_dir(pdir)
                              ? scandir(pdir, &sf, visible, alphasort)
                              : -1;
                 for (int k = 0; k < ns; k++) {
@@ -400,14 +400,14 @@ static int remove_stale(const char *out, const mrec *m, size_t n, size_t *remove
     int rc = 0;
     for (int i = 0; i < nl; i++) {
         char ld[4096];
-        if (rc == 0 && level_dir(lv[i]->d_name) && kb_fmt(ld, sizeof ld, "%s/%s", out, lv[i]->d_name) == 0) {
+        if (rc == 0 && level_dir(lv[i]->d_name) && kb_fmt(ld, sizeof ld, "%s/%s", out, lv[i]->d_name) >= 0) {
             struct dirent **pd;
             int np = scandir(ld, &pd, visible, alphasort);
             for (int j = 0; j < np; j++) {
                 char pdir[4096], id[600];
                 struct dirent **sf;
                 snprintf(id, sizeof id, "%s/%s", lv[i]->d_name, pd[j]->d_name);
-                int ns = kb_fmt(pdir, sizeof pdir, "%s/%s", ld, pd[j]->d_name) == 0 && is_dir(pdir)
+                int ns = kb_fmt(pdir, sizeof pdir, "%s/%s", ld, pd[j]->d_name) >= 0 && is_dir(pdir)
                              ? scandir(pdir, &sf, visible, alphasort)
                              : -1;
                 int left = 0;
