@@ -318,7 +318,9 @@ $(error unknown model '$(MODEL)': no submissions/$(MODEL)/levelN/ directory. Mod
 endif
 MODELS := $(MODEL)
 else
-MODELS := $(ALL_MODELS)
+# every model but the mutants (make mutants, docs/mutation.md: thousands of generated samples),
+# which run only when named: MODEL=mutants
+MODELS := $(filter-out mutants,$(ALL_MODELS))
 endif
 
 # Two kinds of sample: sK.cu (the C ABI) and sK.py (KernelBench format, taken unchanged).
