@@ -19,7 +19,7 @@ export BUILD
 ART=${ARTIFACTS:-artifacts}
 fail=0
 if [ -z "${GPU_SUITE_PROBLEMS:-}" ]; then
-    GPU_SUITE_PROBLEMS=$(ls -d submissions/*/level*/*/ | grep -v '^submissions/demo-naive/' | cut -d/ -f3,4 | sort -u | paste -sd,)
+    GPU_SUITE_PROBLEMS=$(ls -d submissions/*/level*/*/ | grep -v '^submissions/\(demo-naive\|mutants\)/' | cut -d/ -f3,4 | sort -u | paste -sd,)
 fi
 if [ "$GPU_SUITE_PROBLEMS" = all ]; then SCOPE=(); export VERDICT_PROBLEMS=""; else SCOPE=(PROBLEM="$GPU_SUITE_PROBLEMS"); export VERDICT_PROBLEMS="$GPU_SUITE_PROBLEMS"; fi
 echo "GPU suite over: ${GPU_SUITE_PROBLEMS}"
