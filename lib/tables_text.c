@@ -436,6 +436,35 @@ static void md_problems(kbt_out *o, const kb_report *r)
     }
 }
 
+/* Who each model is, as models.csv describes it: what a table citing its numbers must say. One
+ * writer for both formats. */
+static void models_table(kbt_out *o, const kb_report *r, int tex)
+{
+    static const char *const head[] = {"Model", "provider", "samples made", "sampling", "samples per problem",
+                                       "prompt style", "paper's name"};
+    const size_t nh = sizeof head / sizeof head[0];
+    if (tex)
+        fprintf(o->f, "\\begin{tabular}{lllllll}\n\\toprule\n");
+    else
+        fprintf(o->f, "## Models\n\n");
+    for (size_t i = 0; i < nh; i++)
+        fprintf(o->f, tex ? "%s%s" : "%s%s", i ? (tex ? " & " : " | ") : (tex ? "" : "| "), head[i]);
+    fprintf(o->f, tex ? " \\\\\n\\midrule\n" : " |\n|---|---|---|---|---|---|---|\n");
+    for (size_t m = 0; m < r->data.n_models; m++) {
+        const kb_model_info *mi = &r->models[m];
+        const char *v[] = {mi->display, mi->provider[0] ? mi->provider : "?", mi->date[0] ? mi->date : "?",
+                           mi->sampling[0] ? mi->sampling : "?", NULL, mi->prompt_style[0] ? mi->prompt_style : "?",
+                           mi->paper[0] ? mi->paper : "-"};
+        char spp[32];
+        snprintf(spp, sizeof spp, mi->samples_per_problem > 0 ? "%d" : "?", mi->samples_per_problem);
+        v[4] = spp;
+        for (size_t i = 0; i < nh; i++)
+            fprintf(o->f, "%s%s", i ? (tex ? " & " : " | ") : (tex ? "" : "| "), tex ? kbt_tex_esc(v[i]) : kbt_md_esc(v[i]));
+        fprintf(o->f, tex ? " \\\\\n" : " |\n");
+    }
+    fprintf(o->f, tex ? "\\bottomrule\n\\end{tabular}\n\n" : "\n");
+}
+
 /* ==== the files ================================================================================ */
 
 #define N_SHARED (sizeof shared_tables / sizeof shared_tables[0])
@@ -455,6 +484,7 @@ int kbt_write_markdown(const kb_report *r, const char *dir, kb_err *err)
                  "Rows marked (paper) are the paper's published numbers (247 problems, 7 models, H200) for the model "
                  "models.csv maps to them: compare them knowing the problem sets differ.\n\n",
             isnan(r->tau) ? "unknown" : kbt_h_tau(r->tau));
+    models_table(&o, r, 0);
     for (size_t t = 0; t < N_SHARED; t++)
         text_table_write(&o, r, &shared_tables[t], 0);
     md_fastp(&o, r);
@@ -476,6 +506,7 @@ int kbt_write_latex(const kb_report *r, const char *dir, kb_err *err)
     fprintf(o.f, "%% KernelBench-Verified tables, protocol %s: made by kb-aggregate from %s.\n"
                  "%% Needs \\usepackage{booktabs}. Rows in italics are the paper's published numbers.\n\n",
             r->protocol, r->artifacts);
+    models_table(&o, r, 1);
     for (size_t t = 0; t < N_SHARED; t++)
         text_table_write(&o, r, &shared_tables[t], 1);
     return kbt_out_commit(&o, dir, "tables.tex", err);

@@ -122,6 +122,11 @@ done
 order=$(awk -F, 'NR > 1 && $1 != last { printf "%s ", $1; last = $1 }' "$S")
 [[ $order == "beta alpha unlisted " ]] || fail "summary.csv model order is '$order', expected 'beta alpha unlisted '"
 grep -q '^alpha,"Alpha, the first",' "$S" || fail "display names with commas must be quoted (libcsv)"
+# the models table cites each model as models.csv describes it, in both formats
+grep -qF '| Beta Model | OpenAI | 2026-05-14 | temperature=1.0, top_p=1.0 | 5 | kernelbench | GPT-5.5 |' "$T/tables.md" ||
+    fail "tables.md: no models table row for Beta Model with its provider, date, sampling, N, style and paper name"
+grep -qF 'Beta Model & OpenAI & 2026-05-14 & temperature=1.0, top\_p=1.0 & 5 & kernelbench & GPT-5.5 \\' "$T/tables.tex" ||
+    fail "tables.tex: no models table row for Beta Model"
 rows=$(($(wc -l <"$S") - 1))
 [[ $rows -eq 36 ]] || fail "summary.csv has $rows rows, expected 3 models x 3 levels (level1 level2 all) x 4 conditions = 36"
 
