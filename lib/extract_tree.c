@@ -307,16 +307,10 @@ static int check_model_dir(const char *mdir, const char *model, kb_err *err)
 {
     if (!all_of(model, NAME_BYTES ".-"))
         return kb_errf(err, KB_EXIT_USAGE, "--model '%s': a model name holds letters, digits, '.', '_', '-'", model);
-    if (!is_dir(mdir))
-        return kb_file_exists(mdir) ? kb_errf(err, KB_EXIT_FAIL, "%s exists and is not a directory", mdir) : 0;
-    char man[4096];
-    if (kb_fmt(man, sizeof man, "%s/" MANIFEST, mdir) >= 0 && kb_file_exists(man))
-        return 0;
-    struct dirent **e;
-    int n = list(mdir, &e);
-    if (n > 0)
-        free_list(e, n);
-    if (n != 0)
+    int c = kb_tree_claimable(mdir, MANIFEST);
+    if (c == 2)
+        return kb_errf(err, KB_EXIT_FAIL, "%s exists and is not a directory", mdir);
+    if (c == 1)
         return kb_errf(err, KB_EXIT_FAIL,
                        "%s exists and was not made by an extraction (no %s): extract into another MODEL, or move it away "
                        "(an extraction owns its model's tree and deletes the samples it did not write)",

@@ -66,6 +66,11 @@ int kb_write_file_atomic(const char *path, const void *data, size_t len, kb_err 
 /* kb_write_file_atomic unless path already holds exactly these bytes (its date then stays, so
  * Make sees nothing new); *changed says which. */
 int kb_write_if_changed(const char *path, const void *data, size_t len, int *changed, kb_err *err);
+/* Whether a tool that owns a whole tree (kb-extract, kb-mutate: they delete what they did not
+ * write) may write it at `dir`: 0 when dir is absent, an empty directory, or holds `manifest` (the
+ * tool's own earlier tree); 1 when it holds anything else; 2 when it exists and is not a
+ * directory. Entries starting with '.' do not count. */
+int kb_tree_claimable(const char *dir, const char *manifest);
 int kb_file_exists(const char *path);
 
 /* snprintf into a fixed buffer; returns -1 if truncated. */

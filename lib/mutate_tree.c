@@ -443,19 +443,10 @@ static int remove_stale(const char *out, const mrec *m, size_t n, size_t *remove
 
 static int check_out_dir(const char *out, kb_err *err)
 {
-    if (!is_dir(out))
-        return kb_file_exists(out) ? kb_errf(err, KB_EXIT_FAIL, "%s exists and is not a directory", out) : 0;
-    char man[4200];
-    snprintf(man, sizeof man, "%s/" MANIFEST, out);
-    if (kb_file_exists(man))
-        return 0;
-    struct dirent **e;
-    int n = scandir(out, &e, visible, alphasort);
-    for (int i = 0; i < n; i++)
-        free(e[i]);
-    if (n >= 0)
-        free(e);
-    if (n != 0)
+    int c = kb_tree_claimable(out, MANIFEST);
+    if (c == 2)
+        return kb_errf(err, KB_EXIT_FAIL, "%s exists and is not a directory", out);
+    if (c == 1)
         return kb_errf(err, KB_EXIT_FAIL,
                        "%s exists and was not made by kb-mutate (no %s): choose another --out, or move it away (kb-mutate "
                        "owns its tree and deletes the samples it did not write)",

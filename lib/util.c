@@ -1,6 +1,7 @@
 /* util.c -- see kb_util.h. */
 #include "kb_util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -293,4 +294,25 @@ void kb_progress_tag(const char *stage, const char *model, const char *problem, 
     } else {
         snprintf(tag, n, "[%ld/%ld] ", k, total);
     }
+}
+
+int kb_tree_claimable(const char *dir, const char *manifest)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return 0;
+    if (!S_ISDIR(st.st_mode))
+        return 2;
+    char man[4200];
+    snprintf(man, sizeof man, "%s/%s", dir, manifest);
+    if (stat(man, &st) == 0)
+        return 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return 1;
+    int others = 0;
+    for (struct dirent *e; !others && (e = readdir(d));)
+        others = e->d_name[0] != '.';
+    closedir(d);
+    return others;
 }
