@@ -69,6 +69,17 @@ s8_save() {
     rm -rf s8-hashes && mkdir -p s8-hashes && cp -a --parents build/refhash build/stamps/tools s8-hashes/
     tar czf "$OUT/s8.tgz" artifacts s8-hashes 2>/dev/null; ls -la "$OUT/s8.tgz"
 }
+# the fidelity of every problem in one call (make -j4, keeping RESERVE seconds), its CSV and
+# artifacts ($OUT/fidelity-TAG.tgz), then per-kernel times of the problems given in the time left
+fidelity_then_traces() {
+    local tag=$1 res=$2
+    shift 2
+    reserve=$res lim make -j4 -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
+    tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -30
+    tar czf "$OUT/fidelity-$tag.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
+    reserve=8 lim bench/kernel-times.sh "$OUT/kt" "$@"
+    tar czf "$OUT/kt.tgz" -C "$OUT" kt && rm -rf "$OUT/kt"
+}
 mkdir -p "$OUT"
 log=$OUT/run-$phase.txt
 exec > >(tee -a "$log") 2>&1
@@ -348,22 +359,15 @@ elif [ "$phase" = s8b ]; then
     # session 8, the contract run: the fidelity of every problem from this one call (no carried
     # artifacts), make -j4 so that it fits one call; then per-kernel times of the convolutions
     # still above 1.05 and of L1/39 (the offset-path fix) in the time left
-    reserve=${S8B_RESERVE:-40} lim make -j4 -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
-    tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -30
-    tar czf "$OUT/fidelity-s8b.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
-    reserve=8 lim bench/kernel-times.sh "$OUT/kt" level1/067_conv1d level1/039_l2_norm level1/063_conv2d_16to128 level1/074_conv_transpose1d_dilated
-    tar czf "$OUT/kt.tgz" -C "$OUT" kt && rm -rf "$OUT/kt"
+    fidelity_then_traces s8b "${S8B_RESERVE:-40}" level1/067_conv1d level1/039_l2_norm level1/063_conv2d_16to128 \
+        level1/074_conv_transpose1d_dilated
 elif [ "$phase" = s9 ]; then
     # prepared in session 8 for session 9's first call: does writing into CUDA-IPC-imported
     # memory cost more (the cause session 8's traces point at, fixed in 728e73a)? Then the
     # fidelity of every problem in this one call (make -j4), then per-kernel times of the
     # depthwise convolutions (ours ~10% faster than eager) and of L1/39 and 67 (the IPC fix)
     t build/bin/kb-bench-ipc-write 2048 | tee "$OUT/ipc-write.csv"
-    reserve=${S9_RESERVE:-45} lim make -j4 -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
-    tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -30
-    tar czf "$OUT/fidelity-s9.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
-    reserve=8 lim bench/kernel-times.sh "$OUT/kt" level1/082_depthwise_conv2d level1/039_l2_norm level1/067_conv1d
-    tar czf "$OUT/kt.tgz" -C "$OUT" kt && rm -rf "$OUT/kt"
+    fidelity_then_traces s9 "${S9_RESERVE:-45}" level1/082_depthwise_conv2d level1/039_l2_norm level1/067_conv1d
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call
