@@ -66,6 +66,10 @@ kb_session *kb_session_open(const kb_session_opts *o, kb_call_outcome *ready, kb
  *   _ready: waits for READY and fills *ready as _open does.
  * On -1 (a harness error) the caller closes the session. */
 kb_session *kb_session_spawn(const kb_session_opts *o, kb_err *err);
+/* Waits (up to timeout_s) for the child's HELLO: its CPU-only start-up is done. Stages call it
+ * before they take the GPU; _init calls it if they did not. A child that dies or stays silent
+ * is recorded as _init and _ready would see it (no error here). */
+void kb_session_started(kb_session *s, double timeout_s);
 int kb_session_init(kb_session *s, int device, kb_call_outcome *ready, kb_err *err);
 int kb_session_ready(kb_session *s, kb_call_outcome *ready, kb_err *err);
 void kb_session_close(kb_session *s);

@@ -414,7 +414,10 @@ int kb_runner_main(int argc, char **argv, const kb_runner_target *target)
     uint32_t type;
     size_t len;
     /* A stage may start its children before it holds its GPU (kb_session_spawn) and wait its
-     * turn behind others: a long wait is not a fault (PDEATHSIG ends us if the stage dies). */
+     * turn behind others: a long wait is not a fault (PDEATHSIG ends us if the stage dies).
+     * HELLO first: the stage waits for it before it takes the GPU, so that no GPU time is held
+     * while we start (a .py target's `import torch` is 4-11 s). */
+    kb_msg_send(KB_RUNNER_FD_OUT, KB_MSG_HELLO, NULL, 0);
     if (kb_msg_recv(KB_RUNNER_FD_IN, &type, buf, room, &len, 3600.0) != 0 || type != KB_MSG_INIT ||
         len < sizeof(kb_msg_init))
         fatal(KB_OUT_HARNESS_ERROR, "no INIT message");

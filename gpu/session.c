@@ -41,6 +41,7 @@ struct kb_session {
     char py_runner[4096];  /* ... and py/kbpy/runner.py */
     int init_failed;       /* INIT could not be sent (started says why) */
     kb_call_outcome started; /* what kb_session_init saw */
+    int hello;             /* the child's HELLO has been read */
 };
 
 const kb_problem *kb_session_problem(const kb_session *s) { return s->p; }
@@ -449,9 +450,21 @@ fail:
     return NULL;
 }
 
+void kb_session_started(kb_session *s, double timeout_s)
+{
+    if (s->hello || !s->alive)
+        return;
+    char none[1];
+    size_t got;
+    kb_call_outcome co;
+    if (await(s, KB_MSG_HELLO, none, 0, &got, timeout_s, &co) == 0)
+        s->hello = 1;
+}
+
 int kb_session_init(kb_session *s, int device, kb_call_outcome *ready, kb_err *err)
 {
     memset(ready, 0, sizeof *ready);
+    kb_session_started(s, 120.0 + s->o.call_timeout_s);
     s->o.device = device;
     const kb_session_opts *o = &s->o;
     if (cudaStreamCreate(&s->stream) != cudaSuccess) {

@@ -34,7 +34,10 @@ typedef enum kb_msg_type {
     KB_MSG_WARDEN_ACK = 12, /* parent -> child: kb_msg_status (code 0: the warden serves) */
     KB_MSG_MATH = 13,     /* parent -> child: kb_msg_math, the target's math mode from now on;
                              reply KB_MSG_MATH_SET (the C baseline and a hooked target only) */
-    KB_MSG_MATH_SET = 14  /* child -> parent: kb_msg_status (code 0: in force) */
+    KB_MSG_MATH_SET = 14, /* child -> parent: kb_msg_status (code 0: in force) */
+    KB_MSG_HELLO = 15     /* child -> parent: (empty), first and once: its CPU-only start-up (exec,
+                             libraries, `import torch`) is done and it waits for INIT; sent before
+                             any submission code is loaded */
 } kb_msg_type;
 
 typedef struct kb_msg_math {

@@ -8,8 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .h200-carry
-make -j"$(nproc)" build build/tests/check_problems build/tests/gpu/test_generators build/tests/gpu/test_timer build/lib/libkb-kerneltrace.so build/bin/kb-bench-ipc-write \
+make -j"$(nproc)" build build/tests/check_problems build/tests/gpu/test_generators build/tests/gpu/test_timer build/lib/libkb-kerneltrace.so build/bin/kb-bench-ipc-write build/tests/test_sandbox \
     > /tmp/h200-carry-build.log 2>&1 || { tail -20 /tmp/h200-carry-build.log; exit 1; }
 tar czf .h200-carry/build.tgz build/bin build/lib build/problems build/obj/problems build/obj/ops build/refhash \
-    build/tests/check_problems build/tests/gpu build/REVISION
+    build/tests/check_problems build/tests/test_sandbox build/tests/gpu build/REVISION
 ls -la .h200-carry/build.tgz

@@ -77,6 +77,12 @@ fidelity_then_traces() {
     reserve=$res lim make -j4 -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
     tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -30
     tar czf "$OUT/fidelity-$tag.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
+    if [ "${1:-}" = -- ]; then # s9: what session 8 left unmeasured
+        shift
+        t build/bin/kb-bench-ipc-write 2048 | tee "$OUT/ipc-write.csv"
+        reserve=40 lim make -j4 -k --no-print-directory PROTOCOL=paper MODEL=demo-naive PROBLEM=level1/019_relu,level1/001_square_matmul cells 2>&1 | grep -v '^kb:' | tail -12
+        grep -h "kb-stage:" $(find artifacts/paper/demo-naive -name '*.log') | head -6
+    fi
     reserve=8 lim bench/kernel-times.sh "$OUT/kt" "$@"
     tar czf "$OUT/kt.tgz" -C "$OUT" kt && rm -rf "$OUT/kt"
 }
@@ -366,8 +372,9 @@ elif [ "$phase" = s9 ]; then
     # memory cost more (the cause session 8's traces point at, fixed in 728e73a)? Then the
     # fidelity of every problem in this one call (make -j4), then per-kernel times of the
     # depthwise convolutions (ours ~10% faster than eager) and of L1/39 and 67 (the IPC fix)
-    t build/bin/kb-bench-ipc-write 2048 | tee "$OUT/ipc-write.csv"
-    fidelity_then_traces s9 "${S9_RESERVE:-45}" level1/082_depthwise_conv2d level1/039_l2_norm level1/067_conv1d
+    # (session 9: first the fidelity, its children now say HELLO before the GPU is taken; then
+    # the cell stages of two demo-naive problems, which session 8 reworked without a GPU)
+    fidelity_then_traces s9 "${S9_RESERVE:-75}" -- level1/082_depthwise_conv2d level1/039_l2_norm level1/067_conv1d
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call

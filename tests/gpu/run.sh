@@ -47,6 +47,12 @@ t0=$($BUILD/bin/kb-h5get "$a/s0/sanity-check.h5" /timing/kernel reported_ms 2>/d
 awk -v a="$t2" -v b="$t0" 'BEGIN { d = a - b; printf "s2 %s ms, s0 %s ms: difference %.3f ms\n", a, b, d; exit !(d > 1.9 && d < 2.1) }' || fail=1
 step "fidelity of the C baselines against PyTorch eager"
 make --no-print-directory -j2 fidelity ARTIFACTS="$ART" "${SCOPE[@]}" || fail=1
+step "no GPU time held while a child starts (HELLO before the lock): PyTorch ready within 2.5 s of it"
+# the first fidelity run and every .py cell would otherwise hold the GPU through `import torch` (4-11 s)
+for f in $(find "$ART/paper/baseline" -name fidelity.h5.log) $(find "$ART/paper/demo-kernelbench" -name 'sanity-check.h5.log'); do
+    sed -nE 's/.*ready at \+([0-9.]+) (\(PyTorch\)|s).*/\1/p' "$f" | tail -1 | sed "s|^|$f |"
+done | awk '{ n++; if ($2 > m) m = $2; if ($2 > 2.5) { bad++; print "  held while starting: " $0 } }
+           END { printf "%d logs, longest %.2f s\n", n, m; exit !(n > 0 && bad == 0) }' || fail=1
 step "kill -9 / resume of the GPU stages"
 MAKEARGS="MODEL=demo-relu-hack PROTOCOL=paper" KILL_MIN=2 KILL_MAX=8 tests/kill_resume.sh cells || fail=1
 echo
