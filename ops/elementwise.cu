@@ -545,6 +545,55 @@ __global__ void __launch_bounds__(kThreads, 4) legacy_offset_kernel(Op op, OffAr
     }
 }
 
+/* A launch with a negative stride (flip) as flip_kernel_impl runs it: index_elementwise_kernel
+ * <128, 4> of IndexKernel.cu (launch bounds (128, 4), an int64 count, an unsigned 32-bit index)
+ * with OffsetCalculator<2, uint32_t, signed_strides = true>: unsigned linear index and dividers,
+ * signed 32-bit offsets, each of the 4 elements of a thread done in turn. flip writes its result
+ * through the negative stride and reads its input forward (TensorTransformations.cpp negates the
+ * output's strides); the generic offset_kernel over a reversed input took L1/91's flips 1.38x
+ * eager's time (session 9). */
+constexpr int kIndexWork = 4;
+template <typename T> struct OpCopyBits;
+template <typename Op> struct IsBitCopy { static constexpr bool v = false; }; /* flip's copy: the one
+                                                                                 op with a negative stride */
+template <typename T> struct IsBitCopy<OpCopyBits<T>> { static constexpr bool v = true; };
+template <typename Op>
+__global__ void __launch_bounds__(kThreads, 4) index_offset_kernel(Op op, OffArgs<int32_t> a, int64_t n)
+{
+    typedef typename Op::out_t O;
+    constexpr int NOPS = Op::N + 1;
+    unsigned idx = (unsigned)(kThreads * kIndexWork) * blockIdx.x + threadIdx.x;
+#pragma unroll
+    for (int j = 0; j < kIndexWork; j++) {
+        if (idx < n) {
+            int32_t off[kMaxIn + 1] = {};
+            uint32_t lin = idx;
+#pragma unroll
+            for (int d = 0; d < KB_MAX_DIMS; d++) {
+                if (d == a.ndim)
+                    break;
+                const uint32_t q = kb_intdiv_div(a.div[d], lin);
+                const uint32_t rem = lin - q * a.div[d].divisor;
+                lin = q;
+#pragma unroll
+                for (int k = 0; k < NOPS; k++)
+                    off[k] += (int32_t)(rem * (uint32_t)a.stride[k][d]);
+            }
+            typename Op::in0_t x0{};
+            typename Op::in1_t x1{};
+            typename Op::in2_t x2{};
+            if constexpr (Op::N >= 1)
+                x0 = load_at<typename Op::in0_t>(a.base[1], off[1]);
+            if constexpr (Op::N >= 2)
+                x1 = load_at<typename Op::in1_t>(a.base[2], off[2]);
+            if constexpr (Op::N >= 3)
+                x2 = load_at<typename Op::in2_t>(a.base[3], off[3]);
+            *reinterpret_cast<O *>(a.base[0] + off[0]) = invoke(op, x0, x1, x2);
+            idx += kThreads;
+        }
+    }
+}
+
 static unsigned int grid_for(int64_t work, int64_t per_block)
 {
     int64_t blocks = (work + per_block - 1) / per_block;
@@ -630,12 +679,18 @@ static void offset_launch(const Op &op, cudaStream_t stream, char *const base[kM
     int trivial = NeedsDynamicCast<Op>::v && cn == 1;
     for (int k = 0; k <= NIN && trivial; k++)
         trivial = cst[k][0] == 1;
-    /* legacy_offset_kernel's offsets are unsigned, as PyTorch's: a negative stride (flip) stays on
-     * offset_kernel's signed ones */
+    /* legacy_offset_kernel's offsets are unsigned, as PyTorch's: a negative stride (flip) runs
+     * index_offset_kernel's signed ones */
     int unsigned_ok = 1;
     for (int k = 0; k <= NIN; k++)
         for (int d = 0; d < cn; d++)
             unsigned_ok &= cst[k][d] >= 0;
+    if constexpr (IsBitCopy<Op>::v)
+        if (fits32 && !unsigned_ok) {
+            index_offset_kernel<Op><<<grid_for(n, (int64_t)kThreads * kIndexWork), kThreads, 0, stream>>>(
+                op, offset_args<int32_t, NIN>(base, cn, csize, cst, esize, trivial), n);
+            return;
+        }
     if (fits32 && !trivial && unsigned_ok)
         legacy_offset_kernel<Op><<<grid, kThreads, 0, stream>>>(
             op, offset_args<int32_t, NIN>(base, cn, csize, cst, esize, trivial), (int)n);
@@ -811,19 +866,22 @@ struct CatArgs {
     int64_t out_seg;   /* (len_a + len_b) * inner */
 };
 
-/* blockIdx.y picks the input; V elements per thread per step (V = 4: 16-byte vectors). */
-template <typename T, int V>
+/* blockIdx.y picks the input; V elements per thread per step (V = 4: 16-byte vectors). I, the
+ * index type: unsigned int when the result's elements are 32-bit indexable, as parallel_cat's
+ * CatArrayBatchedCopy*_contig<T, unsigned int, ...> (one 32-bit division per element); the
+ * 64-bit division of every element took L1/92's cat ~1.4 ms longer than eager's (session 9). */
+template <typename T, int V, typename I>
 __global__ void __launch_bounds__(kCatThreads) cat_kernel(char *out, CatArgs a)
 {
     const int t = blockIdx.y;
     const T *src = reinterpret_cast<const T *>(a.src[t]);
     T *dst = reinterpret_cast<T *>(out);
-    const int64_t seg = a.seg[t], off = a.off[t], n = a.nelem[t] / V;
-    const int64_t step = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += step) {
-        const int64_t i = v * V;
-        const int64_t o = i / seg, r = i - o * seg;
-        const int64_t j = o * a.out_seg + off + r;
+    const I seg = (I)a.seg[t], off = (I)a.off[t], n = (I)(a.nelem[t] / V), out_seg = (I)a.out_seg;
+    const I step = (I)gridDim.x * blockDim.x;
+    for (I v = (I)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += step) {
+        const I i = v * V;
+        const I o = i / seg, r = i - o * seg;
+        const I j = o * out_seg + off + r;
         if (V == 1) {
             dst[j] = src[i];
         } else {
@@ -1374,24 +1432,31 @@ extern "C" kb_tensor kb_flip(kb_ref *r, kb_tensor out, kb_tensor x, int dim)
     kb_tensor res = kb_result(r, out, x.dtype, x.ndim, x.shape, "kb_flip");
     if (!kb_ref_ok(r) || kb_numel(x) == 0)
         return kb_ref_ok(r) ? res : kb_ref_none();
-    /* flip_kernel: a copy from the input restrided with a negative stride along dim, starting
-     * at its last element there */
-    kb_tensor v = x;
-    if (x.ndim > 0) {
-        v.data = (char *)x.data + (x.shape[d] - 1) * x.stride[d] * kb_dtype_size(x.dtype);
-        v.stride[d] = -x.stride[d];
-    }
-    int64_t st[1][KB_MAX_DIMS];
+    /* at::flip: the input read forward, the result written from its last element along dim with
+     * that dim's stride negated (index_offset_kernel) */
+    int64_t st[1][KB_MAX_DIMS], ost[KB_MAX_DIMS];
     for (int i = 0; i < x.ndim; i++)
-        st[0][i] = v.shape[i] == 1 ? 0 : v.stride[i];
-    const void *in[1] = {v.data};
+        st[0][i] = x.shape[i] == 1 ? 0 : x.stride[i];
+    {
+        int64_t s = 1;
+        for (int i = x.ndim - 1; i >= 0; i--) {
+            ost[i] = s;
+            s *= res.shape[i];
+        }
+    }
+    void *res_at = res.data;
+    if (x.ndim > 0 && x.shape[d] > 1) {
+        res_at = (char *)res.data + (x.shape[d] - 1) * ost[d] * kb_dtype_size(x.dtype);
+        ost[d] = -ost[d];
+    }
+    const void *in[1] = {x.data};
     kb_ctx *ctx = kb_ref_ctx(r);
     int rc;
     switch (kb_dtype_size(x.dtype)) {
-    case 1: rc = launch(ctx, OpCopyBits<uint8_t>(), res.data, NULL, res.ndim, res.shape, in, st); break;
-    case 2: rc = launch(ctx, OpCopyBits<uint16_t>(), res.data, NULL, res.ndim, res.shape, in, st); break;
-    case 4: rc = launch(ctx, OpCopyBits<uint32_t>(), res.data, NULL, res.ndim, res.shape, in, st); break;
-    default: rc = launch(ctx, OpCopyBits<uint64_t>(), res.data, NULL, res.ndim, res.shape, in, st); break;
+    case 1: rc = launch(ctx, OpCopyBits<uint8_t>(), res_at, ost, res.ndim, res.shape, in, st); break;
+    case 2: rc = launch(ctx, OpCopyBits<uint16_t>(), res_at, ost, res.ndim, res.shape, in, st); break;
+    case 4: rc = launch(ctx, OpCopyBits<uint32_t>(), res_at, ost, res.ndim, res.shape, in, st); break;
+    default: rc = launch(ctx, OpCopyBits<uint64_t>(), res_at, ost, res.ndim, res.shape, in, st); break;
     }
     kb_ref_check(r, rc);
     return kb_ref_ok(r) ? res : kb_ref_none();
@@ -1459,23 +1524,23 @@ extern "C" kb_tensor kb_cat2(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b,
     kb_ctx *ctx = kb_ref_ctx(r);
     cudaStream_t stream = kb_ctx_stream(ctx);
     char *o = (char *)res.data;
-    switch (es) {
-    case 1:
-        if (aligned) cat_kernel<uint8_t, 16><<<grid, kCatThreads, 0, stream>>>(o, ca);
-        else cat_kernel<uint8_t, 1><<<grid, kCatThreads, 0, stream>>>(o, ca);
+    const int narrow = outer * ca.out_seg <= INT32_MAX; /* canUse32BitIndexMath(out) */
+    switch (es * 2 + narrow) {
+#define KB_CAT_CASE(ES, T, V)                                                                              \
+    case ES * 2:                                                                                            \
+        if (aligned) cat_kernel<T, V, int64_t><<<grid, kCatThreads, 0, stream>>>(o, ca);                    \
+        else cat_kernel<T, 1, int64_t><<<grid, kCatThreads, 0, stream>>>(o, ca);                            \
+        break;                                                                                              \
+    case ES * 2 + 1:                                                                                        \
+        if (aligned) cat_kernel<T, V, uint32_t><<<grid, kCatThreads, 0, stream>>>(o, ca);                   \
+        else cat_kernel<T, 1, uint32_t><<<grid, kCatThreads, 0, stream>>>(o, ca);                           \
         break;
-    case 2:
-        if (aligned) cat_kernel<uint16_t, 8><<<grid, kCatThreads, 0, stream>>>(o, ca);
-        else cat_kernel<uint16_t, 1><<<grid, kCatThreads, 0, stream>>>(o, ca);
-        break;
-    case 4:
-        if (aligned) cat_kernel<uint32_t, 4><<<grid, kCatThreads, 0, stream>>>(o, ca);
-        else cat_kernel<uint32_t, 1><<<grid, kCatThreads, 0, stream>>>(o, ca);
-        break;
+    KB_CAT_CASE(1, uint8_t, 16)
+    KB_CAT_CASE(2, uint16_t, 8)
+    KB_CAT_CASE(4, uint32_t, 4)
     default:
-        if (aligned) cat_kernel<uint64_t, 2><<<grid, kCatThreads, 0, stream>>>(o, ca);
-        else cat_kernel<uint64_t, 1><<<grid, kCatThreads, 0, stream>>>(o, ca);
-        break;
+    KB_CAT_CASE(8, uint64_t, 2)
+#undef KB_CAT_CASE
     }
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)

@@ -31,6 +31,7 @@
 #   s8b: the fidelity of every problem in one call (make -j4), then per-kernel times
 #   s9 (prepared for session 9): bench/trace/ipc-write.cu, the fidelity of every problem in one
 #       call, per-kernel times of the depthwise convolutions
+#   s10 (session 9): the fidelity of every problem in one call, then per-kernel times of 091, 092
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -375,6 +376,10 @@ elif [ "$phase" = s9 ]; then
     # (session 9: first the fidelity, its children now say HELLO before the GPU is taken; then
     # the cell stages of two demo-naive problems, which session 8 reworked without a GPU)
     fidelity_then_traces s9 "${S9_RESERVE:-75}" -- level1/082_depthwise_conv2d level1/039_l2_norm level1/067_conv1d
+elif [ "$phase" = s10 ]; then
+    # session 9, the contract run: the fidelity of every problem in this one call, after the flip
+    # (index_offset_kernel) and cat (32-bit index) fixes; then per-kernel times of 091 and 092
+    fidelity_then_traces s10 "${S10_RESERVE:-25}" level1/091_cumsum_reverse level1/092_cumsum_exclusive
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call
