@@ -18,29 +18,18 @@
  *   S = scale * Q K^T          cublasGemmStridedBatchedEx, one GEMM per (batch, head)
  *   P = softmax(S) (in place)  kb_op_softmax: PyTorch's softmax_warp_forward for Lk <= 2048
  *   O = P V                    cublasGemmStridedBatchedEx
- * with the compute type
- *   CUBLAS_COMPUTE_32F_FAST_TF32  (1xTF32 tensor cores) unless both TF32 switches are off,
- *   CUBLAS_COMPUTE_32F            (exact FP32 SIMT) when both are off (KB_MATH_EXACT: the strict
- *                                 protocol's reference, whose accuracy is what 3xTF32 gives).
- * The scale goes in alpha (1/sqrt(D) = 1/32 for D = 1024: a power of two, so exact).
+ * in exact FP32 (CUBLAS_COMPUTE_32F, SIMT) in every math mode: eager's 3xTF32 is fp32-accurate and
+ * ignores the TF32 switches, and so does this. The scale goes in alpha (1/sqrt(D) = 1/32 for
+ * D = 1024: a power of two, so exact).
  *
- * Napkin math, L1/97 (B*H = 1024, L = 512, D = 1024): each GEMM is 1024 x 512 x 512 x 1024 x 2 =
- * 0.55 TFLOP, 1.10 TFLOP in all.
- *   eager (3xTF32 = 3.3 TFLOP of TF32 mma.sync):       7.46 ms measured (148 TFLOP/s of fp32 work)
- *   ours, 1xTF32 cuBLAS at ~330-390 TFLOP/s:           ~1.5 ms per GEMM
- *        softmax: 1 GiB scores read + written:         ~0.55 ms
- *        -> ~3.5-3.8 ms, about 0.5x eager's time.
- *   ours, exact FP32 SGEMM at ~51 TFLOP/s:             ~22 ms (3x eager: too slow for the timed
- *                                                      baseline, fine for the strict reference)
- *   3xTF32 through cuBLAS (split operands into TF32 hi/lo, three GEMMs each): ~8.4 ms of GEMMs
- *        plus ~4 ms writing the split operands: ~1.7x eager.
- * Measured on an H200 (stub-context harness, warm loop): 5.25 ms in TF32 (0.70x eager), 23.4 ms
- * exact; TF32 output vs an exact-FP32 kernel: max rel. error 9.1e-5, exact: 9.3e-7.
- * No unfused design lands on eager's time; 1xTF32 is the only one within the 1.10 bound, and it
- * is faster, not slower. Accuracy: TF32 rounds the operands to 10 mantissa bits; with U[0,1)
- * inputs the logits' error is ~1e-4 absolute and the output's ~1e-4 relative, well inside the
- * paper's allclose tolerance but coarser than eager's 3xTF32 (which is why the strict
- * reference runs exact FP32).
+ * L1/97 (B*H = 1024, L = 512, D = 1024): each GEMM is 1024 x 512 x 512 x 1024 x 2 = 0.55 TFLOP,
+ * 1.10 TFLOP in all. Measured on the H200 in the fidelity report (session 9, both modes): eager
+ * 22.6 ms (not the 7.46 ms of data/pytorch-eager-h200.csv, whose resident bytes, 3.52 GB, fit
+ * three fp16 inputs plus the flush buffer, not three fp32 ones at 6.4 GB); this design in 1xTF32 (CUBLAS_COMPUTE_32F_FAST_
+ * TF32, the choice until then) 4.2 ms, 0.19x eager's time and coarser (max abs. error 4.5e-5
+ * against eager's output); in exact FP32 23.4 ms op alone (earlier stub-context measurement).
+ * 3xTF32 through cuBLAS (split operands into TF32 hi/lo, three GEMMs each) would be ~12 ms: a
+ * baseline faster than eager understates every submission's speedup, so it is not used either.
  * Memory: the scores are a counted 1 GiB scratch (eager keeps only 32 x 128 tiles on chip), plus
  * cuBLAS's 32 MiB workspace, as ops/blas.cu takes it.
  */
@@ -84,9 +73,9 @@ extern "C" int kb_op_sdpa(kb_ctx *ctx, const float *q, const float *k, const flo
     if (!isfinite(scale))
         return kb_ctx_fail(ctx, "kb_op_sdpa: scale %g is not finite", scale);
 
-    const kb_math_mode mm = kb_ctx_math(ctx);
-    const int exact = !mm.matmul_tf32 && !mm.cudnn_tf32;
-    const cublasComputeType_t ct = exact ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_32F_FAST_TF32;
+    /* exact FP32 in every math mode, as eager's kernel is fp32-accurate whatever the switches
+     * (session 9 measured eager at 22.6 ms on L1/97 in both modes; 1xTF32 took 4.2 ms, 0.19x) */
+    const cublasComputeType_t ct = CUBLAS_COMPUTE_32F;
     const float alpha_s = (float)scale, one = 1.0f, zero = 0.0f;
 
     int rc = 0;
@@ -105,7 +94,7 @@ extern "C" int kb_op_sdpa(kb_ctx *ctx, const float *q, const float *k, const flo
     }
     ATTN_BLAS(cublasSetStream(h, kb_ctx_stream(ctx)));
     ATTN_BLAS(cublasSetWorkspace(h, ws, KB_ATTN_BLAS_WORKSPACE_BYTES));
-    ATTN_BLAS(cublasSetMathMode(h, exact ? CUBLAS_DEFAULT_MATH : CUBLAS_TF32_TENSOR_OP_MATH));
+    ATTN_BLAS(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
 
     /* Row-major S[b][i][j] = scale * sum_d q[b][i][d] k[b][j][d] is column-major
      * S^T (Lk x Lq) = K^T' Q: A = K (column-major D x Lk, transposed), B = Q (D x Lq). */

@@ -866,26 +866,47 @@ struct CatArgs {
     int64_t out_seg;   /* (len_a + len_b) * inner */
 };
 
-/* blockIdx.y picks the input; V elements per thread per step (V = 4: 16-byte vectors). I, the
- * index type: unsigned int when the result's elements are 32-bit indexable, as parallel_cat's
- * CatArrayBatchedCopy*_contig<T, unsigned int, ...> (one 32-bit division per element); the
- * 64-bit division of every element took L1/92's cat ~1.4 ms longer than eager's (session 9). */
-template <typename T, int V, typename I>
+/* parallel_cat's kernels over the collapsed (outer, len, inner) view; blockIdx.y picks the
+ * input. I, the index type: unsigned int when the result is 32-bit indexable (parallel_cat's
+ * CatArrayBatchedCopy*_contig<T, unsigned int, ...>), int64_t where PyTorch would copy each input
+ * into a narrowed view instead. ILP > 1: CatArrayBatchedCopy_alignedK_contig (every input 16-byte
+ * aligned): a thread loads ILP elements of its input as one vector, computes each one's place in
+ * the result (one division each), then stores them one by one; the elements past the last whole
+ * vector go one at a time. ILP = 1: CatArrayBatchedCopy_contig. (Session 9: the 64-bit division of
+ * every element took L1/92's cat 4.39 ms against eager's alignedK kernel 3.13 ms.) */
+template <typename T, int ILP, typename I>
 __global__ void __launch_bounds__(kCatThreads) cat_kernel(char *out, CatArgs a)
 {
     const int t = blockIdx.y;
     const T *src = reinterpret_cast<const T *>(a.src[t]);
     T *dst = reinterpret_cast<T *>(out);
-    const I seg = (I)a.seg[t], off = (I)a.off[t], n = (I)(a.nelem[t] / V), out_seg = (I)a.out_seg;
-    const I step = (I)gridDim.x * blockDim.x;
-    for (I v = (I)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += step) {
-        const I i = v * V;
-        const I o = i / seg, r = i - o * seg;
-        const I j = o * out_seg + off + r;
-        if (V == 1) {
-            dst[j] = src[i];
-        } else {
-            *reinterpret_cast<Vec<T, V> *>(dst + j) = *reinterpret_cast<const Vec<T, V> *>(src + i);
+    const I seg = (I)a.seg[t], off = (I)a.off[t], n = (I)a.nelem[t], out_seg = (I)a.out_seg;
+    I i = ((I)blockIdx.x * blockDim.x + threadIdx.x) * ILP;
+    const I step = (I)gridDim.x * blockDim.x * ILP;
+    if (i >= n)
+        return;
+    if constexpr (ILP > 1) {
+        I at[ILP];
+        T v[ILP];
+        for (; i + ILP <= n; i += step) {
+#pragma unroll
+            for (int k = 0; k < ILP; k++) {
+                const I e = i + k, o = e / seg;
+                at[k] = o * out_seg + off + (e - o * seg);
+            }
+            *reinterpret_cast<Vec<T, ILP> *>(v) = *reinterpret_cast<const Vec<T, ILP> *>(src + i);
+#pragma unroll
+            for (int k = 0; k < ILP; k++)
+                dst[at[k]] = v[k];
+        }
+        for (; i < n; i++) {
+            const I o = i / seg;
+            dst[o * out_seg + off + (i - o * seg)] = src[i];
+        }
+    } else {
+        for (; i < n; i += step) {
+            const I o = i / seg;
+            dst[o * out_seg + off + (i - o * seg)] = src[i];
         }
     }
 }
@@ -1507,14 +1528,15 @@ extern "C" kb_tensor kb_cat2(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b,
     ca.nelem[0] = outer * ca.seg[0];
     ca.nelem[1] = outer * ca.seg[1];
     ca.out_seg = (len_a + len_b) * inner;
+    /* parallel_cat: the alignedK kernel when every input is 16-byte aligned (16-byte vectors; 8 for
+     * 2-byte types; not for 1-byte ones), its grid from getCatGridContig (128 threads, a vector's
+     * elements per thread, at most 32 blocks per SM) for types over 1 byte */
     const int es = kb_dtype_size(a.dtype);
-    const int vec = 16 / es;
-    int aligned = es <= 8 && 16 % es == 0;
-    aligned = aligned && ((uintptr_t)a.data % 16 == 0) && ((uintptr_t)b.data % 16 == 0) && ((uintptr_t)res.data % 16 == 0);
-    aligned = aligned && ca.seg[0] % vec == 0 && ca.seg[1] % vec == 0 && ca.out_seg % vec == 0;
+    const int narrow = outer * ca.out_seg <= INT32_MAX; /* canUse32BitIndexMath(out) */
+    const int aligned = narrow && es >= 2 && es <= 8 && (uintptr_t)a.data % 16 == 0 && (uintptr_t)b.data % 16 == 0;
+    const int per_thread = es == 1 ? 1 : es == 2 ? 4 : 16 / es;
     const int64_t max_elems = ca.nelem[0] > ca.nelem[1] ? ca.nelem[0] : ca.nelem[1];
-    const int per_thread = aligned ? vec : 1;
-    int64_t blocks = (max_elems / per_thread + kCatThreads - 1) / kCatThreads;
+    int64_t blocks = ((max_elems + per_thread - 1) / per_thread + kCatThreads - 1) / kCatThreads;
     const int64_t cap = (int64_t)sm_count() * 32; /* max_tb_per_sm */
     if (blocks > cap)
         blocks = cap;
@@ -1524,23 +1546,19 @@ extern "C" kb_tensor kb_cat2(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b,
     kb_ctx *ctx = kb_ref_ctx(r);
     cudaStream_t stream = kb_ctx_stream(ctx);
     char *o = (char *)res.data;
-    const int narrow = outer * ca.out_seg <= INT32_MAX; /* canUse32BitIndexMath(out) */
-    switch (es * 2 + narrow) {
-#define KB_CAT_CASE(ES, T, V)                                                                              \
-    case ES * 2:                                                                                            \
-        if (aligned) cat_kernel<T, V, int64_t><<<grid, kCatThreads, 0, stream>>>(o, ca);                    \
-        else cat_kernel<T, 1, int64_t><<<grid, kCatThreads, 0, stream>>>(o, ca);                            \
-        break;                                                                                              \
-    case ES * 2 + 1:                                                                                        \
-        if (aligned) cat_kernel<T, V, uint32_t><<<grid, kCatThreads, 0, stream>>>(o, ca);                   \
-        else cat_kernel<T, 1, uint32_t><<<grid, kCatThreads, 0, stream>>>(o, ca);                           \
-        break;
-    KB_CAT_CASE(1, uint8_t, 16)
-    KB_CAT_CASE(2, uint16_t, 8)
+    switch (es * 4 + narrow * 2 + aligned) {
+#define KB_CAT_CASE(ES, T, ILP)                                                                            \
+    case ES * 4: cat_kernel<T, 1, int64_t><<<grid, kCatThreads, 0, stream>>>(o, ca); break;              \
+    case ES * 4 + 2: cat_kernel<T, 1, uint32_t><<<grid, kCatThreads, 0, stream>>>(o, ca); break;         \
+    case ES * 4 + 3: cat_kernel<T, ILP, uint32_t><<<grid, kCatThreads, 0, stream>>>(o, ca); break;
+    KB_CAT_CASE(1, uint8_t, 1)
+    KB_CAT_CASE(2, uint16_t, 4)
     KB_CAT_CASE(4, uint32_t, 4)
-    default:
     KB_CAT_CASE(8, uint64_t, 2)
 #undef KB_CAT_CASE
+    default:
+        kb_ref_fail(r, "kb_cat2: no kernel for %d-byte elements", es);
+        return kb_ref_none();
     }
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)

@@ -32,6 +32,7 @@
 #   s9 (prepared for session 9): bench/trace/ipc-write.cu, the fidelity of every problem in one
 #       call, per-kernel times of the depthwise convolutions
 #   s10 (session 9): the fidelity of every problem in one call, then per-kernel times of 091, 092
+#   s11 (session 9): the fidelity of 091, 092, 097 after their fixes; the GPU suite over L1/019
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -380,6 +381,15 @@ elif [ "$phase" = s10 ]; then
     # session 9, the contract run: the fidelity of every problem in this one call, after the flip
     # (index_offset_kernel) and cat (32-bit index) fixes; then per-kernel times of 091 and 092
     fidelity_then_traces s10 "${S10_RESERVE:-25}" level1/091_cumsum_reverse level1/092_cumsum_exclusive
+elif [ "$phase" = s11 ]; then
+    # session 9, last call: the fidelity of 091, 092 (cat as parallel_cat) and 097 (exact-FP32
+    # attention), then the GPU suite over one problem (019: every demo model, both protocols, the
+    # .py path, HELLO before the lock, kill -9 / resume) in the time left
+    ps="level1/091_cumsum_reverse level1/092_cumsum_exclusive level1/097_sdpa"
+    reserve=300 lim make -j3 -k --no-print-directory PROTOCOL=paper $(for p in $ps; do echo artifacts/paper/baseline/$p/fidelity.h5; done) 2>&1 | grep -v '^kb:'
+    tar czf "$OUT/fidelity-s11.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
+    GPU_SUITE_PROBLEMS=level1/019_relu reserve=12 lim tests/gpu/run.sh > "$OUT/gpu-suite.txt" 2>&1
+    tail -45 "$OUT/gpu-suite.txt"
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call

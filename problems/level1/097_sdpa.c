@@ -4,15 +4,13 @@
  *
  * Eager PyTorch: fp32 rules out flash and cuDNN attention, so the memory-efficient kernel runs
  * (CUTLASS AttentionKernel, the kMaxK = 65536 variant for head_dim 1024; both products on tensor
- * cores in 3xTF32, OpMultiplyAddFastF32, regardless of the TF32 switches; deterministic). It is
- * not a public library; kb_sdpa computes the same math as cuBLAS GEMM (scale in alpha) + PyTorch's
- * warp softmax + cuBLAS GEMM, in 1xTF32 on the tensor cores (exact FP32 when both TF32 switches
- * are off: the strict reference). Napkin math: 2 x 1024 x 512 x 512 x 1024 x 2 = 1.10 TFLOP.
- * Eager 7.46 ms (148 TFLOP/s of fp32 work; 3.3 TFLOP of TF32 mma). Ours: ~1.5 ms per TF32 GEMM
- * at ~350 TFLOP/s + ~0.55 ms softmax over the 1 GiB scores = ~3.6 ms, about half eager's time;
- * every unfused alternative that keeps fp32 accuracy is slower than 1.10x (SGEMM ~22 ms,
- * cuBLAS-emulated 3xTF32 ~12 ms), see ops/attention.cu. Memory: the scores are a 1 GiB counted
- * scratch that eager never materialises. Measured (op alone, H200): 5.25 ms TF32, 23.4 ms exact. Inputs 6.4 GB read, output 2.1 GB written (~2 ms).
+ * cores in 3xTF32, fp32-accurate whatever the TF32 switches; deterministic). It is not a public
+ * library; kb_sdpa computes the same math as cuBLAS GEMM (scale in alpha) + PyTorch's warp
+ * softmax + cuBLAS GEMM, in exact FP32 in both modes (ops/attention.cu). Napkin math:
+ * 2 x 1024 x 512 x 512 x 1024 x 2 = 1.10 TFLOP. Eager measured 22.6 ms in both modes in the
+ * fidelity report (session 9; the 7.46 ms of data/pytorch-eager-h200.csv fits fp16 inputs);
+ * 1xTF32 GEMMs took 4.2 ms there, 0.19x. Memory: the scores are a 1 GiB counted scratch that
+ * eager never materialises. Inputs 6.4 GB read, output 2.1 GB written.
  */
 #include "kb/ref.h"
 
