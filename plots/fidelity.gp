@@ -9,10 +9,11 @@ f = dir."/".name.".dat"
 s = system(sprintf("cat '%s' 2>/dev/null | wc -l", f)); n = (s eq "") ? 0 : int(s + 0)
 set datafile missing "nan"
 do for [ext in "png svg"] {
+    w = (n * 14 + 200 > 1100) ? n * 14 + 200 : 1100 # 100+ problems stay readable
     if (ext eq "png") {
-        set terminal pngcairo size 1100,600 noenhanced font "sans,11"
+        set terminal pngcairo size w,600 noenhanced font "sans,10"
     } else {
-        set terminal svg size 1100,600 dynamic noenhanced font "sans,11" background "white"
+        set terminal svg size w,600 dynamic noenhanced font "sans,10" background "white"
     }
     set output dir."/".name.".".ext
     if (n == 0) {
@@ -28,12 +29,17 @@ do for [ext in "png svg"] {
         set style histogram clustered gap 1
         set style fill solid 0.8 border -1
         set boxwidth 0.9
-        set xtics rotate by -40 nomirror
+        set xtics rotate by -90 nomirror font "sans,8"
         set ylabel "ours / PyTorch"
         set yrange [0.8:1.2]
         set grid ytics
-        set key top right
-        plot f using 2:xtic(1) title "fp32 (PyTorch defaults)", '' using 3 title "tf32 (matmul TF32)", 1 with lines lc rgb "black" notitle, 0.95 with lines lc rgb "gray" notitle, 1.05 with lines lc rgb "gray" notitle
+        set key top left
+        # a ratio outside the axis is drawn at its edge and written out above the bars
+        clip(y) = y < 0.8 ? 0.8 : y > 1.2 ? 1.2 : y
+        off(y) = (y < 0.8 || y > 1.2) ? sprintf("%.2f", y) : ""
+        plot f using (clip($2)):xtic(1) title "fp32 (PyTorch defaults)", '' using (clip($3)) title "tf32 (matmul TF32)", \
+             '' using 0:(0.83):(off($2)) with labels rotate by 90 font "sans,8" notitle, \
+             1 with lines lc rgb "black" notitle, 0.95 with lines lc rgb "gray" notitle, 1.05 with lines lc rgb "gray" notitle
     }
     set output
 }
