@@ -24,7 +24,7 @@ TABLE_KNOBS := $(call settings_of,knob)
 $(foreach t,$(call settings_of,opt),$(eval KB_OPT_$(firstword $(subst =, ,$t)) := $(lastword $(subst =, ,$t))))
 # each protocol's default timer (its row's): config.mk's TIMER default reads KB_PTIMER_$(PROTOCOL)
 $(foreach t,$(call settings_of,ptimer),$(eval KB_PTIMER_$(firstword $(subst =, ,$t)) := $(lastword $(subst =, ,$t))))
-KNOB_NAMES := $(TABLE_KNOBS) GPUS
+KNOB_NAMES := $(TABLE_KNOBS) GPUS SLURM
 ifneq ($(filter-out help deps,$(GOALS)),)
 KNOB_ERR := $(shell env $(foreach k,$(KNOB_NAMES),KB_K_$(k)='$($(k))') awk -v checks='$(filter check:%,$(SETTINGS))' \
   -v protocols='$(call settings_of,protocol)' -v timers='$(call settings_of,timer)' -f tools/check-knobs.awk)
@@ -287,6 +287,9 @@ $(TOOLSHA)/libkbrunner.sha: $(LIBKBRUNNER) tools/content-hash.sh
 # STAGE_RUN: a command every stage invocation is run through (empty: none). For tests of the
 # graph without a GPU (tests/cpu/make_incremental.sh records what a real run would run).
 STAGE_RUN ?=
+# SLURM=1: every stage command (compile, the GPU stages, the tables) runs as a Slurm job through
+# tools/slurm-stage.sh (srun, blocking; REPRODUCE.md), the artifacts on a shared filesystem.
+LAUNCH := $(if $(filter 1,$(SLURM)),tools/slurm-stage.sh)
 # header dependencies from the compilers (-MMD): an edit to a header rebuilds exactly what includes it
 -include $(OPS_OBJ:.o=.d) $(PROBLEM_IDS:%=$(OBJ)/problems/%.d) $(LIB_OBJ:.o=.d) $(GPU_OBJ:.o=.d) \
   $(wildcard $(OBJ)/stages/*.d $(OBJ)/bench/*.d)
@@ -424,7 +427,7 @@ gpu-check: $(BIN)/kb-gpuinfo
 # (a submission can include only kb/submission.h: no other header's edit recompiles it)
 $(SUBS)/%/compile.h5: submissions/%.cu $(call tool,kb-compile) include/kb/submission.h $(BUILD)/stamps/compile.stamp \
   | $(BUILD)/stamps/models/$$(call cell_model,$$*).ok
-	$(Q)$(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --gencode '$(CUDA_GENCODE)' --nvcc $(NVCC) --include include \
+	$(Q)$(LAUNCH) $(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --gencode '$(CUDA_GENCODE)' --nvcc $(NVCC) --include include \
 	  --src $< --out-so $(SUBS)/$*/kernel.so --out $@ \
 	  --model $(call cell_model,$*) --problem $(call cell_problem,$*) --sample $(call cell_sample,$*)
 
@@ -434,7 +437,7 @@ $(SUBS)/%/compile.h5: submissions/%.cu $(call tool,kb-compile) include/kb/submis
 KBPY := $(wildcard py/kbpy/*.py)
 $(SUBS)/%/compile.h5: submissions/%.py $(call tool,kb-compile) $(KBPY) $(BUILD)/stamps/compile.stamp \
   | $(BUILD)/stamps/models/$$(call cell_model,$$*).ok
-	$(Q)$(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --py-cache $(PY_CACHE) --py-dir py \
+	$(Q)$(LAUNCH) $(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --py-cache $(PY_CACHE) --py-dir py \
 	  --src $< --out-so $(SUBS)/$*/kernel.py --out $@ \
 	  --model $(call cell_model,$*) --problem $(call cell_problem,$*) --sample $(call cell_sample,$*)
 
@@ -449,25 +452,25 @@ CELL_FLAGS = --problem $(BUILD)/problems/$(call cell_problem,$*).so --submission
   --compile $(A)/$*/compile.h5 --model $(call cell_model,$*) --sample $(call cell_sample,$*) --out $@
 
 $(A)/%/sanity-check.h5: $(CELL_DEPS) $(call tool,kb-sanity-check) $(STAMPS)/sanity-check.stamp
-	$(Q)$(STAGE_RUN) $(BIN)/kb-sanity-check $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS)
+	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-sanity-check $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS)
 
 # verify and memory read the standard check's outcome: a sample that hung or crashed there is
 # recorded as such rather than run (and timed out) again.
 $(A)/%/verify-distributions.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(call tool,kb-verify-distributions) $(STAMPS)/verify-distributions.stamp
-	$(Q)$(STAGE_RUN) $(BIN)/kb-verify-distributions $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
+	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-verify-distributions $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
 
 $(A)/%/memory-profile.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(call tool,kb-memory-profile) $(STAMPS)/memory-profile.stamp
-	$(Q)$(STAGE_RUN) $(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
+	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
 
 $(A)/baseline/%/baseline-time.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(call tool,kb-runner) $(call tool,kb-baseline-time) $(STAMPS)/baseline-time.stamp | $(MODELS_OK)
-	$(Q)$(STAGE_RUN) $(BIN)/kb-baseline-time $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --out $@
+	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-baseline-time $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --out $@
 
 $(A)/baseline/%/memory-profile.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(call tool,kb-runner) $(call tool,kb-memory-profile) $(STAMPS)/memory-profile.stamp | $(MODELS_OK)
-	$(Q)$(STAGE_RUN) $(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) --baseline --problem $< --out $@
+	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) --baseline --problem $< --out $@
 
 # PyTorch eager against the C baseline, per problem (both math modes, both timers, one process).
 $(A)/baseline/%/fidelity.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash problems/%.py $(call tool,kb-runner) $(call tool,libkbrunner) $(KBPY) $(call tool,kb-fidelity) $(STAMPS)/baseline-time.stamp
-	$(Q)$(STAGE_RUN) $(BIN)/kb-fidelity $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --spec problems/$*.py --out $@
+	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-fidelity $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --spec problems/$*.py --out $@
 
 # ---- what to make ----------------------------------------------------------------------------------
 GPU_CELL_STAGES := sanity-check verify-distributions memory-profile
@@ -495,7 +498,7 @@ $(SUMMARY_GOAL):
 endif
 
 
-AGGREGATE = $(BIN)/kb-aggregate --artifacts $(A) --problems '$(EVAL_PROBLEMS)' --models-csv $(MODELS_CSV) --submissions submissions \
+AGGREGATE = $(LAUNCH) $(BIN)/kb-aggregate --artifacts $(A) --problems '$(EVAL_PROBLEMS)' --models-csv $(MODELS_CSV) --submissions submissions \
   --reference-csv reference/paper-tables.csv --out $(TABLES_DIR) --plots $(PLOTS_DIR) && \
   { command -v gnuplot >/dev/null || { echo "gnuplot not found: tables made, figures skipped (install gnuplot-nox)"; exit 0; }; \
     for g in plots/*.gp; do gnuplot -e "dir='$(PLOTS_DIR)'" $$g || exit 1; done; \

@@ -40,6 +40,9 @@ CALL_TIMEOUT ?= 20
 # GPUs the GPU stages may use (CUDA ordinals, comma-separated). Each GPU stage holds a lock on
 # one of them for its whole run, so timings never overlap.
 GPUS ?= 0
+# SLURM=1 runs every stage command as a Slurm job (tools/slurm-stage.sh: srun, one GPU per GPU
+# stage, the GPU lock keyed by the physical GPU); empty or 0: here, in this shell's processes.
+SLURM ?=
 # nvcc target: sm_90 machine code for the H200 plus compute_90 PTX.
 CUDA_GENCODE ?= -gencode=arch=compute_90,code=[sm_90,compute_90]
 

@@ -29,6 +29,7 @@ BEGIN {
         sub(/^check:/, "", c[i]); split(c[i], f, "=")
         check(f[1], f[2], f[3], f[4])
     }
+    if (ENVIRON["KB_K_SLURM"] !~ /^(0|1)?$/) bad("SLURM", "must be 1 (stage commands as Slurm jobs), 0 or empty")
     g = ENVIRON["KB_K_GPUS"]
     if (g !~ /^[0-9]+(,[0-9]+)*$/) bad("GPUS", "must be CUDA ordinals separated by commas, e.g. 0 or 0,1")
     if (int_(ENVIRON["KB_K_MIN_SAMPLES"]) && int_(ENVIRON["KB_K_MAX_SAMPLES"]) && ENVIRON["KB_K_MIN_SAMPLES"] + 0 > ENVIRON["KB_K_MAX_SAMPLES"] + 0)
