@@ -499,6 +499,39 @@ __global__ void __launch_bounds__(kThreads) offset_kernel(Op op, OffArgs<index_t
     }
 }
 
+/* One element of the 32-bit strided path as PyTorch's OffsetCalculator computes it: the linear
+ * index divided dim by dim (the dims loop unrolled, leaving at ndim), each operand's offset of
+ * type Off (uint32_t: unsigned strides, legacy_offset_kernel; int32_t: signed ones, flip's
+ * index_offset_kernel), then its loads, the op and its store. */
+template <typename Op, typename Off>
+__device__ __forceinline__ void offset_element(const Op &op, const OffArgs<int32_t> &a, uint32_t lin)
+{
+    typedef typename Op::out_t O;
+    constexpr int NOPS = Op::N + 1;
+    Off off[kMaxIn + 1] = {};
+#pragma unroll
+    for (int d = 0; d < KB_MAX_DIMS; d++) {
+        if (d == a.ndim)
+            break;
+        const uint32_t q = kb_intdiv_div(a.div[d], lin);
+        const uint32_t rem = lin - q * a.div[d].divisor;
+        lin = q;
+#pragma unroll
+        for (int k = 0; k < NOPS; k++)
+            off[k] += (Off)(rem * (uint32_t)a.stride[k][d]);
+    }
+    typename Op::in0_t x0{};
+    typename Op::in1_t x1{};
+    typename Op::in2_t x2{};
+    if constexpr (Op::N >= 1)
+        x0 = load_at<typename Op::in0_t>(a.base[1], off[1]);
+    if constexpr (Op::N >= 2)
+        x1 = load_at<typename Op::in1_t>(a.base[2], off[2]);
+    if constexpr (Op::N >= 3)
+        x2 = load_at<typename Op::in2_t>(a.base[3], off[3]);
+    *reinterpret_cast<O *>(a.base[0] + off[0]) = invoke(op, x0, x1, x2);
+}
+
 /* The 32-bit strided launch as PyTorch 2.11 compiles it (libtorch_cuda's sm_90 SASS of
  * elementwise_kernel<128, 2, gpu_kernel_impl_nocast<BinaryFunctor<float, float, float,
  * DivFunctor<float>>>: 19 registers, launch bounds (128, 4)): an int count, idx = blockIdx.x *
@@ -511,35 +544,11 @@ __global__ void __launch_bounds__(kThreads) offset_kernel(Op op, OffArgs<index_t
 template <typename Op, int VT = OffsetWork<Op>::v>
 __global__ void __launch_bounds__(kThreads, 4) legacy_offset_kernel(Op op, OffArgs<int32_t> a, int n)
 {
-    typedef typename Op::out_t O;
-    constexpr int NOPS = Op::N + 1;
     int idx = (int)blockIdx.x * (kThreads * VT) + (int)threadIdx.x;
 #pragma unroll
     for (int j = 0; j < VT; j++) {
         if (idx < n) {
-            uint32_t off[kMaxIn + 1] = {};
-            uint32_t lin = (uint32_t)idx;
-#pragma unroll
-            for (int d = 0; d < KB_MAX_DIMS; d++) {
-                if (d == a.ndim)
-                    break;
-                const uint32_t q = kb_intdiv_div(a.div[d], lin);
-                const uint32_t rem = lin - q * a.div[d].divisor;
-                lin = q;
-#pragma unroll
-                for (int k = 0; k < NOPS; k++)
-                    off[k] += rem * (uint32_t)a.stride[k][d];
-            }
-            typename Op::in0_t x0{};
-            typename Op::in1_t x1{};
-            typename Op::in2_t x2{};
-            if constexpr (Op::N >= 1)
-                x0 = load_at<typename Op::in0_t>(a.base[1], off[1]);
-            if constexpr (Op::N >= 2)
-                x1 = load_at<typename Op::in1_t>(a.base[2], off[2]);
-            if constexpr (Op::N >= 3)
-                x2 = load_at<typename Op::in2_t>(a.base[3], off[3]);
-            *reinterpret_cast<O *>(a.base[0] + off[0]) = invoke(op, x0, x1, x2);
+            offset_element<Op, uint32_t>(op, a, (uint32_t)idx);
             idx += kThreads;
         }
     }
@@ -560,35 +569,11 @@ template <typename T> struct IsBitCopy<OpCopyBits<T>> { static constexpr bool v 
 template <typename Op>
 __global__ void __launch_bounds__(kThreads, 4) index_offset_kernel(Op op, OffArgs<int32_t> a, int64_t n)
 {
-    typedef typename Op::out_t O;
-    constexpr int NOPS = Op::N + 1;
     unsigned idx = (unsigned)(kThreads * kIndexWork) * blockIdx.x + threadIdx.x;
 #pragma unroll
     for (int j = 0; j < kIndexWork; j++) {
         if (idx < n) {
-            int32_t off[kMaxIn + 1] = {};
-            uint32_t lin = idx;
-#pragma unroll
-            for (int d = 0; d < KB_MAX_DIMS; d++) {
-                if (d == a.ndim)
-                    break;
-                const uint32_t q = kb_intdiv_div(a.div[d], lin);
-                const uint32_t rem = lin - q * a.div[d].divisor;
-                lin = q;
-#pragma unroll
-                for (int k = 0; k < NOPS; k++)
-                    off[k] += (int32_t)(rem * (uint32_t)a.stride[k][d]);
-            }
-            typename Op::in0_t x0{};
-            typename Op::in1_t x1{};
-            typename Op::in2_t x2{};
-            if constexpr (Op::N >= 1)
-                x0 = load_at<typename Op::in0_t>(a.base[1], off[1]);
-            if constexpr (Op::N >= 2)
-                x1 = load_at<typename Op::in1_t>(a.base[2], off[2]);
-            if constexpr (Op::N >= 3)
-                x2 = load_at<typename Op::in2_t>(a.base[3], off[3]);
-            *reinterpret_cast<O *>(a.base[0] + off[0]) = invoke(op, x0, x1, x2);
+            offset_element<Op, int32_t>(op, a, idx);
             idx += kThreads;
         }
     }
