@@ -395,6 +395,15 @@ CELL_PROBLEMS := $(sort $(foreach c,$(CELLS),$(call cell_problem,$c)))
 # every knob of the table, as --option value (each stage reads what it needs; all are recorded)
 PROTO_FLAGS := $(foreach k,$(TABLE_KNOBS),--$(KB_OPT_$k) $($k))
 GPU_FLAGS := --runner $(BIN)/kb-runner --gpus $(GPUS)
+# With several GPUs a problem's kernels are timed on the board its baseline is timed on: its two
+# timing stages (baseline-time, sanity-check) get one GPU of GPUS, chosen by a hash of the problem
+# id (stable when problems are added), so no speedup divides times from two boards; the checks
+# and memory profiles take any free GPU of GPUS. (Under SLURM=1 Slurm picks the board instead.)
+GPU_LIST := $(subst $(comma), ,$(GPUS))
+$(foreach t,$(shell printf '%s\n' $(PROBLEM_IDS) | awk -v g='$(GPU_LIST)' 'BEGIN { for (i = 1; i < 128; i++) ord[sprintf("%c", i)] = i; n = split(g, G, " ") } \
+  { h = 0; for (i = 1; i <= length($$0); i++) h = (h * 31 + ord[substr($$0, i, 1)]) % 2147483647; print $$0 "=" G[h % n + 1] }'),\
+  $(eval KB_TIME_GPU_$(firstword $(subst =, ,$t)) := $(lastword $(subst =, ,$t))))
+TIMED_FLAGS = --runner $(BIN)/kb-runner --gpus $(KB_TIME_GPU_$1)
 
 # A stamp holds the knob values a stage depends on; it is rewritten only when they change, so a
 # knob change re-runs exactly the stages (and cells) that use it.
@@ -452,7 +461,7 @@ CELL_FLAGS = --problem $(BUILD)/problems/$(call cell_problem,$*).so --submission
   --compile $(A)/$*/compile.h5 --model $(call cell_model,$*) --sample $(call cell_sample,$*) --out $@
 
 $(A)/%/sanity-check.h5: $(CELL_DEPS) $(call tool,kb-sanity-check) $(STAMPS)/sanity-check.stamp
-	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-sanity-check $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS)
+	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-sanity-check $(PROTO_FLAGS) $(call TIMED_FLAGS,$(call cell_problem,$*)) $(CELL_FLAGS)
 
 # verify and memory read the standard check's outcome: a sample that hung or crashed there is
 # recorded as such rather than run (and timed out) again.
@@ -463,7 +472,7 @@ $(A)/%/memory-profile.h5: $(CELL_DEPS) $(A)/%/sanity-check.h5 $(call tool,kb-mem
 	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) $(CELL_FLAGS) --sanity $(A)/$*/sanity-check.h5
 
 $(A)/baseline/%/baseline-time.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(call tool,kb-runner) $(call tool,kb-baseline-time) $(STAMPS)/baseline-time.stamp | $(MODELS_OK)
-	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-baseline-time $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --out $@
+	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-baseline-time $(PROTO_FLAGS) $(call TIMED_FLAGS,$*) --problem $< --out $@
 
 $(A)/baseline/%/memory-profile.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(call tool,kb-runner) $(call tool,kb-memory-profile) $(STAMPS)/memory-profile.stamp | $(MODELS_OK)
 	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) --baseline --problem $< --out $@

@@ -38,7 +38,8 @@ CALL_TIMEOUT ?= 20
 
 # ---- hardware ----------------------------------------------------------------------------------
 # GPUs the GPU stages may use (CUDA ordinals, comma-separated). Each GPU stage holds a lock on
-# one of them for its whole run, so timings never overlap.
+# one of them for its whole run, so timings never overlap; a problem's baseline and cells are
+# timed on the same one (a hash of the problem id picks it), checks run on any.
 GPUS ?= 0
 # SLURM=1 runs every stage command as a Slurm job (tools/slurm-stage.sh: srun, one GPU per GPU
 # stage, the GPU lock keyed by the physical GPU); empty or 0: here, in this shell's processes.
