@@ -85,6 +85,7 @@ typedef struct kb_sample_rec {
     int std_correct;          /* @correct == 1 (1), 0, -1 missing */
     char std_outcome[32];
     char protocol[16];        /* root @protocol */
+    char gpu_uuid[64];        /* sanity-check.h5 @gpu_uuid: the board its time comes from ("" unknown) */
     double tau;               /* /config @tau (the tolerance the recorded verdicts used) */
     int trials_run, trials_passed;
     double kernel_ms;         /* /timing/kernel @reported_ms when @timed; NaN otherwise */
@@ -119,6 +120,7 @@ typedef struct kb_problem_rec {
     int excluded;     /* @problem_flags & 2: left out of every denominator */
     double base_ms[KB_N_BASE];   /* /fp32|/tf32 /timing @reported_ms; NaN if missing */
     double base_peak[KB_N_BASE]; /* baseline memory-profile.h5 /fp32|/tf32 @peak_bytes; NaN if missing */
+    char gpu_uuid[64];           /* baseline-time.h5 @gpu_uuid: the board it was timed on ("" unknown) */
 } kb_problem_rec;
 
 typedef struct kb_cell_rec {

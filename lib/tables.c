@@ -168,6 +168,7 @@ static void load_sanity(const char *dir, kb_sample_rec *s, kb_notes *notes)
         return;
     attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->std_outcome, sizeof s->std_outcome);
     attr_str(r, KB_ROOT, KB_ATTR_PROTOCOL, s->protocol, sizeof s->protocol);
+    attr_str(r, KB_ROOT, KB_ATTR_GPU_UUID, s->gpu_uuid, sizeof s->gpu_uuid);
     s->tau = attr_f64(r, KB_GRP_CONFIG, KB_CONF_TAU, NAN);
     int ran = attr_i64(r, KB_ROOT, KB_ATTR_RAN, 1) != 0;
     s->std_correct = ran && attr_i64(r, KB_ROOT, KB_ATTR_CORRECT, 0) == 1;
@@ -349,6 +350,7 @@ void kb_load_baseline(const char *dir, kb_problem_rec *p, kb_notes *notes)
     kb_h5r *r = open_stage(dir, KB_FILE_BASELINE, KB_STAGE_BASELINE, path, sizeof path, notes);
     if (r) {
         attr_str(r, KB_ROOT, KB_ATTR_TITLE, p->title, sizeof p->title);
+        attr_str(r, KB_ROOT, KB_ATTR_GPU_UUID, p->gpu_uuid, sizeof p->gpu_uuid);
         p->flops = attr_f64(r, KB_ROOT, KB_ATTR_FLOPS, NAN);
         p->bytes = attr_f64(r, KB_ROOT, KB_ATTR_BYTES, NAN);
         p->excluded = (attr_i64(r, KB_ROOT, KB_ATTR_PROBLEM_FLAGS, 0) & KB_PROB_EXCLUDED) != 0;
@@ -698,6 +700,13 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
                 snprintf(sdir, sizeof sdir, "%s/%s", dir, samples[i]);
                 kb_sample_rec s;
                 kb_load_sample(sdir, samples[i], r->protocol, &s, &r->notes);
+                const kb_problem_rec *pr = &r->data.problems[p];
+                if (isfinite(s.kernel_ms) && s.gpu_uuid[0] && pr->gpu_uuid[0] && strcmp(s.gpu_uuid, pr->gpu_uuid) != 0) {
+                    /* a speedup never divides times from two boards (GPUS= keeps a problem on one) */
+                    kb_note(&r->notes, 0, "%s: timed on %s, its baseline on %s: its time is left out of every table "
+                            "(a speedup never divides times from two boards)", sdir, s.gpu_uuid, pr->gpu_uuid);
+                    s.kernel_ms = s.kernel_ci_lo_ms = s.kernel_ci_hi_ms = NAN;
+                }
                 if (s.protocol[0] && !proto_seen) {
                     proto_seen = 1;
                     if (strcmp(s.protocol, r->protocol) != 0)

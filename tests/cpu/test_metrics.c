@@ -758,6 +758,11 @@ static void test_roofline(void **state)
 
 /* ---- writing the data set as artifacts -------------------------------------------------------- */
 
+/* Boards (test_boards_never_mixed): when set, every sample's sanity-check.h5 says it was timed
+ * on fx_sample_gpu and problem p's baseline on fx_base_gpu[p]; unset, neither says (as before). */
+static const char *fx_sample_gpu;
+static const char *fx_base_gpu[3];
+
 static int write_spec(const char *root, const spec *s, kb_err *err)
 {
     kb_config cfg;
@@ -784,6 +789,8 @@ static int write_spec(const char *root, const spec *s, kb_err *err)
     snprintf(path, sizeof path, "%s/sanity-check.h5", dir);
     if (!(w = kb_artifact_begin(path, "sanity-check", &cell, &cfg, err)))
         return -1;
+    if (fx_sample_gpu)
+        kb_h5w_attr_str(w, "/", "gpu_uuid", fx_sample_gpu);
     kb_h5w_attr_i64(w, "/", "ran", ok);
     if (ok) {
         int T = s->trials;
@@ -861,6 +868,8 @@ static int write_baseline(const char *root, int p, kb_err *err)
     kb_h5w *w = kb_artifact_begin(path, "baseline-time", &cell, &cfg, err);
     if (!w)
         return -1;
+    if (fx_base_gpu[p])
+        kb_h5w_attr_str(w, "/", "gpu_uuid", fx_base_gpu[p]);
     const char *slash = strchr(problems[p], '/');
     kb_h5w_attr_str(w, "/", "title", slash + 5); /* "a", "b", "c" */
     kb_h5w_attr_f64(w, "/", "flops", 1e9);
@@ -1084,6 +1093,52 @@ static void test_reader_round_trip(void **state)
     kb_report_free(r);
 }
 
+/* A sample timed on another board than its problem's baseline: its time is left out (no speedup
+ * divides times from two boards), with a note naming both; samples on the baseline's board, and
+ * artifacts that name no board (older trees), keep theirs. */
+static void test_boards_never_mixed(void **state)
+{
+    (void)state;
+    tree t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.dir, sizeof t.dir, "/tmp/kb_test_boards.XXXXXX");
+    assert_non_null(mkdtemp(t.dir));
+    fx_sample_gpu = "GPU-aaaa";
+    fx_base_gpu[0] = "GPU-bbbb"; /* 001_a: its baseline elsewhere */
+    fx_base_gpu[1] = "GPU-aaaa"; /* 002_b: the same board */
+    fx_base_gpu[2] = NULL;       /* 003_c: the baseline names none */
+    kb_err err = {0};
+    int wrote = write_fixtures(t.dir, &err);
+    fx_sample_gpu = fx_base_gpu[0] = fx_base_gpu[1] = NULL;
+    assert_int_equal(wrote, 0);
+    assert_int_equal(load(&t, &err), 0);
+    kb_report *r = &t.r;
+    size_t left_out = 0, kept = 0;
+    for (size_t i = 0; i < N_SPECS; i++) {
+        const spec *sp = &specs[i];
+        int m = model_index(r, models[sp->model]);
+        const kb_cell_rec *c = kb_data_cell(&r->data, (size_t)m, (size_t)sp->problem);
+        for (size_t k = 0; k < c->n; k++) {
+            const kb_sample_rec *got = &c->samples[k];
+            if (strcmp(got->name, sp->name) != 0 || !compiled(sp) || !isfinite(sp->ms))
+                continue;
+            assert_string_equal(got->gpu_uuid, "GPU-aaaa");
+            if (sp->problem == 0) {
+                assert_true(isnan(got->kernel_ms));
+                left_out++;
+            } else {
+                assert_num(got->kernel_ms, sp->ms);
+                kept++;
+            }
+        }
+    }
+    assert_true(left_out > 0 && kept > 0);
+    assert_true(has_note(&r->notes, "001_a", "timed on GPU-aaaa, its baseline on GPU-bbbb"));
+    assert_false(has_note(&r->notes, "002_b", "its baseline on"));
+    kb_report_free(r);
+    rm_rf(t.dir);
+}
+
 static void test_reader_missing_and_corrupt(void **state)
 {
     tree *t = *state;
@@ -1185,6 +1240,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_roofline),
         cmocka_unit_test_setup_teardown(test_reader_round_trip, tree_setup, tree_teardown),
         cmocka_unit_test_setup_teardown(test_reader_missing_and_corrupt, tree_setup, tree_teardown),
+        cmocka_unit_test(test_boards_never_mixed),
         cmocka_unit_test_setup_teardown(test_csv_readers, tree_setup, tree_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
