@@ -33,6 +33,8 @@
 #       call, per-kernel times of the depthwise convolutions
 #   s10 (session 9): the fidelity of every problem in one call, then per-kernel times of 091, 092
 #   s11 (session 9): the fidelity of 091, 092, 097 after their fixes; the GPU suite over L1/019
+#   s12 (prepared for session 10): the contract fidelity run, then traces of 083 and 093
+#   s13 (prepared for session 10): make all MODEL=demo-naive, resumable; S13_SUITE=1 adds the suite
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -390,6 +392,21 @@ elif [ "$phase" = s11 ]; then
     tar czf "$OUT/fidelity-s11.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
     GPU_SUITE_PROBLEMS=level1/019_relu reserve=12 lim tests/gpu/run.sh > "$OUT/gpu-suite.txt" 2>&1
     tail -45 "$OUT/gpu-suite.txt"
+elif [ "$phase" = s12 ]; then
+    # prepared in session 9 for session 10's first call: #13's contract run (every problem, one
+    # call, ~515 s at -j4 in s10), then per-kernel times of the two problems where ours is fastest
+    fidelity_then_traces s12 "${S12_RESERVE:-25}" level1/083_depthwise_conv2d_asym_kernel level1/093_masked_cumsum
+elif [ "$phase" = s13 ]; then
+    # prepared in session 9: make all MODEL=demo-naive over every problem (paper), its transcript
+    # with progress lines and summary; resumable across calls (carry $OUT/s8.tgz as
+    # .h200-carry/s8.tgz with the same build); then, with S13_SUITE=1, the GPU suite
+    s8_restore
+    reserve=${S13_RESERVE:-25} lim make -j6 -k all MODEL=demo-naive 2>&1 | tee -a "$OUT/make-all-demo-naive.txt" | grep -v '^kb:' | tail -30
+    if [ -n "${S13_SUITE:-}" ]; then
+        reserve=10 lim tests/gpu/run.sh > "$OUT/gpu-suite.txt" 2>&1
+        tail -40 "$OUT/gpu-suite.txt"
+    fi
+    s8_save
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call
