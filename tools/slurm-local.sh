@@ -21,7 +21,11 @@ start)
     fi
     chown -R munge:munge /etc/munge /var/log/munge /run/munge 2>/dev/null || true
     chmod 0700 /etc/munge && chmod 0400 /etc/munge/munge.key
-    pgrep -x munged >/dev/null || runuser -u munge -- munged --force 2>/dev/null || munged --force
+    # the daemons' stdio goes nowhere (they log to files): a CI log pipe is never held open
+    if ! pgrep -x munged >/dev/null; then
+        { runuser -u munge -- munged --force || munged --force; } </dev/null >/dev/null 2>&1
+        touch "$D/munged.ours" # stop ends only a munged that start started
+    fi
     host=$(hostname -s)
     cpus=$(nproc)
     mem=$(awk '/MemTotal/ { print int($2 / 1024 * 0.9) }' /proc/meminfo)
@@ -51,8 +55,8 @@ KillWait=5
 NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=kb Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 EOF
-    pgrep -x slurmctld >/dev/null || slurmctld -f "$conf"
-    pgrep -x slurmd >/dev/null || slurmd -f "$conf"
+    pgrep -x slurmctld >/dev/null || slurmctld -f "$conf" </dev/null >/dev/null 2>&1
+    pgrep -x slurmd >/dev/null || slurmd -f "$conf" </dev/null >/dev/null 2>&1
     for _ in $(seq 60); do
         if sinfo -h -o '%t' 2>/dev/null | grep -qx 'idle'; then
             echo "slurm-local: node $host idle ($cpus CPUs), SLURM_CONF=$conf"
@@ -61,12 +65,20 @@ EOF
         sleep 1
     done
     echo "slurm-local: the node did not come up in 60 s; logs:" >&2
-    tail -20 "$D"/log/*.log >&2 || true
+    tail -n 20 "$D"/log/*.log >&2 || true
     exit 1
     ;;
 stop)
     pkill -x slurmd 2>/dev/null || true
     pkill -x slurmctld 2>/dev/null || true
+    if [ -e "$D/munged.ours" ]; then
+        pkill -x munged 2>/dev/null || true
+        rm -f "$D/munged.ours"
+    fi
+    for _ in $(seq 30); do # gone, so that a start right after starts them afresh
+        pgrep -x slurmd >/dev/null || pgrep -x slurmctld >/dev/null || pgrep -x slurmscriptd >/dev/null || break
+        sleep 0.5
+    done
     echo "slurm-local: stopped"
     ;;
 status)
