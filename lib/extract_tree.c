@@ -252,54 +252,16 @@ static int kept(const walk *w, const char *problem, const char *file, const char
     return 0;
 }
 
-/* Deletes the sample files (sK.py, sK.cu) of mdir that this run does not write, then the
- * problem directories left empty. */
-static int remove_stale(const walk *w, const char *mdir, const char *ext, size_t *removed, kb_err *err)
+typedef struct kept_set {
+    const walk *w;
+    const char *ext;
+} kept_set;
+
+/* the sample files this run writes (kb_tree_prune deletes the others) */
+static int is_kept(const char *problem, const char *file, void *ctx)
 {
-    struct dirent **lv;
-    int nl = list(mdir, &lv);
-    if (nl < 0)
-        return 0;
-    int rc = 0;
-    for (int i = 0; i < nl && rc == 0; i++) {
-        char ldir[4096];
-        if (kb_fmt(ldir, sizeof ldir, "%s/%s", mdir, lv[i]->d_name) < 0 || !level_name(lv[i]->d_name) || !is_dir(ldir))
-            continue;
-        struct dirent **pd;
-        int np = list(ldir, &pd);
-        for (int j = 0; j < np && rc == 0; j++) {
-            char pdir[4096], id[256];
-            struct dirent **sf;
-            int ns = kb_fmt(pdir, sizeof pdir, "%s/%s", ldir, pd[j]->d_name) >= 0 &&
-                             kb_fmt(id, sizeof id, "%s/%s", lv[i]->d_name, pd[j]->d_name) >= 0 && is_dir(pdir)
-                         ? list(pdir, &sf)
-                         : -1;
-            int left = 0;
-            for (int k = 0; k < ns; k++) {
-                char path[4096];
-                if (kb_fmt(path, sizeof path, "%s/%s", pdir, sf[k]->d_name) < 0)
-                    continue;
-                int sample = sample_number(sf[k]->d_name, "py") >= 0 || sample_number(sf[k]->d_name, "cu") >= 0;
-                if (!sample || kept(w, id, sf[k]->d_name, ext)) {
-                    left++;
-                    continue;
-                }
-                if (unlink(path) != 0 && rc == 0)
-                    rc = kb_errf(err, KB_EXIT_FAIL, "cannot delete the stale sample %s: %s", path, strerror(errno));
-                else
-                    (*removed)++;
-            }
-            if (ns >= 0) {
-                free_list(sf, ns);
-                if (!left)
-                    rmdir(pdir);
-            }
-        }
-        if (np >= 0)
-            free_list(pd, np);
-    }
-    free_list(lv, nl);
-    return rc;
+    const kept_set *k = ctx;
+    return kept(k->w, problem, file, k->ext);
 }
 
 /* The model's directory may be written: absent, empty, or an earlier extraction's. */
@@ -380,8 +342,9 @@ int kb_extract_tree(const kb_extract_opts *o, kb_extract_summary *s, kb_err *err
         s->written += changed;
         s->unchanged += !changed;
     }
+    kept_set ks = {&w, kb_style_ext(o->style)};
     if (rc == 0)
-        rc = remove_stale(&w, mdir, kb_style_ext(o->style), &s->removed, err);
+        rc = kb_tree_prune(mdir, is_kept, &ks, "stale sample", &s->removed, err);
     s->responses = w.n;
     for (size_t i = 0; i < w.n; i++)
         kb_extract_result_free(&w.v[i].res);

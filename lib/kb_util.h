@@ -71,6 +71,12 @@ int kb_write_if_changed(const char *path, const void *data, size_t len, int *cha
  * tool's own earlier tree); 1 when it holds anything else; 2 when it exists and is not a
  * directory. Entries starting with '.' do not count. */
 int kb_tree_claimable(const char *dir, const char *manifest);
+/* Such a tool's clean-up: deletes every sample file (sK.cu, sK.py) under root/levelN/<problem>/
+ * that keep(problem id "levelN/NNN_name", file name, ctx) does not claim, then the problem and
+ * level directories left empty; other files stay. `what` names a sample in the error ("stale
+ * mutant"); *removed counts the deletions. 0, or -1 with err at the first file it cannot delete. */
+int kb_tree_prune(const char *root, int (*keep)(const char *problem, const char *file, void *ctx), void *ctx,
+                  const char *what, size_t *removed, kb_err *err);
 int kb_file_exists(const char *path);
 
 /* snprintf into a fixed buffer; returns -1 if truncated. */

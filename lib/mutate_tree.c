@@ -393,52 +393,15 @@ static int written(const mrec *m, size_t n, const char *problem, const char *fil
     return 0;
 }
 
-static int remove_stale(const char *out, const mrec *m, size_t n, size_t *removed, kb_err *err)
+typedef struct written_set {
+    const mrec *m;
+    size_t n;
+} written_set;
+
+static int is_written(const char *problem, const char *file, void *ctx)
 {
-    struct dirent **lv;
-    int nl = scandir(out, &lv, visible, alphasort);
-    int rc = 0;
-    for (int i = 0; i < nl; i++) {
-        char ld[4096];
-        if (rc == 0 && level_dir(lv[i]->d_name) && kb_fmt(ld, sizeof ld, "%s/%s", out, lv[i]->d_name) >= 0) {
-            struct dirent **pd;
-            int np = scandir(ld, &pd, visible, alphasort);
-            for (int j = 0; j < np; j++) {
-                char pdir[4096], id[600];
-                struct dirent **sf;
-                snprintf(id, sizeof id, "%s/%s", lv[i]->d_name, pd[j]->d_name);
-                int ns = kb_fmt(pdir, sizeof pdir, "%s/%s", ld, pd[j]->d_name) >= 0 && is_dir(pdir)
-                             ? scandir(pdir, &sf, visible, alphasort)
-                             : -1;
-                int left = 0;
-                for (int k = 0; k < ns; k++) {
-                    int is_py;
-                    char path[4400];
-                    snprintf(path, sizeof path, "%s/%s", pdir, sf[k]->d_name);
-                    if (sample_num(sf[k]->d_name, &is_py) < 0 || written(m, n, id, sf[k]->d_name))
-                        left++;
-                    else if (unlink(path) != 0 && rc == 0)
-                        rc = kb_errf(err, KB_EXIT_FAIL, "cannot delete the stale mutant %s: %s", path, strerror(errno));
-                    else
-                        (*removed)++;
-                    free(sf[k]);
-                }
-                if (ns >= 0) {
-                    free(sf);
-                    if (!left)
-                        rmdir(pdir);
-                }
-                free(pd[j]);
-            }
-            if (np >= 0)
-                free(pd);
-            rmdir(ld); /* only if empty */
-        }
-        free(lv[i]);
-    }
-    if (nl >= 0)
-        free(lv);
-    return rc;
+    const written_set *w = ctx;
+    return written(w->m, w->n, problem, file);
 }
 
 static int check_out_dir(const char *out, kb_err *err)
@@ -549,8 +512,9 @@ int kb_mutate_tree(const kb_mutate_opts *o, kb_mutate_summary *s, kb_err *err)
     } else if (rc == 0) {
         rc = -1;
     }
+    written_set ws = {m, n};
     if (rc == 0)
-        rc = remove_stale(o->out, m, n, &s->removed, err);
+        rc = kb_tree_prune(o->out, is_written, &ws, "stale mutant", &s->removed, err);
     for (size_t i = 0; i < n; i++)
         free(m[i].text);
     free(recs.v);

@@ -316,3 +316,59 @@ int kb_tree_claimable(const char *dir, const char *manifest)
     closedir(d);
     return others;
 }
+
+static int tree_visible(const struct dirent *e) { return e->d_name[0] != '.'; }
+static int tree_level(const char *s) { return !strncmp(s, "level", 5) && s[5] >= '1' && s[5] <= '3' && !s[6]; }
+/* sK.cu or sK.py, K decimal digits */
+static int tree_sample(const char *s)
+{
+    size_t n = strlen(s), d = s[0] == 's' ? strspn(s + 1, "0123456789") : 0;
+    return d > 0 && n == d + 4 && (!strcmp(s + 1 + d, ".cu") || !strcmp(s + 1 + d, ".py"));
+}
+static void tree_free(struct dirent **v, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(v[i]);
+    if (n >= 0)
+        free(v);
+}
+
+int kb_tree_prune(const char *root, int (*keep)(const char *problem, const char *file, void *ctx), void *ctx,
+                  const char *what, size_t *removed, kb_err *err)
+{
+    struct dirent **lv;
+    int nl = scandir(root, &lv, tree_visible, alphasort), rc = 0;
+    for (int i = 0; i < nl && rc == 0; i++) {
+        char ldir[4096];
+        if (!tree_level(lv[i]->d_name) || kb_fmt(ldir, sizeof ldir, "%s/%s", root, lv[i]->d_name) < 0)
+            continue;
+        struct dirent **pd;
+        int np = scandir(ldir, &pd, tree_visible, alphasort);
+        for (int j = 0; j < np && rc == 0; j++) {
+            char pdir[4096], id[600];
+            struct dirent **sf;
+            int ns = kb_fmt(pdir, sizeof pdir, "%s/%s", ldir, pd[j]->d_name) >= 0 &&
+                             kb_fmt(id, sizeof id, "%s/%s", lv[i]->d_name, pd[j]->d_name) >= 0
+                         ? scandir(pdir, &sf, tree_visible, alphasort)
+                         : -1;
+            int left = 0;
+            for (int k = 0; k < ns; k++) {
+                char path[4400];
+                if (rc != 0 || kb_fmt(path, sizeof path, "%s/%s", pdir, sf[k]->d_name) < 0 || !tree_sample(sf[k]->d_name) ||
+                    keep(id, sf[k]->d_name, ctx))
+                    left++;
+                else if (unlink(path) != 0)
+                    rc = kb_errf(err, KB_EXIT_FAIL, "cannot delete the %s %s: %s", what, path, strerror(errno));
+                else
+                    (*removed)++;
+            }
+            tree_free(sf, ns);
+            if (ns >= 0 && !left)
+                rmdir(pdir);
+        }
+        tree_free(pd, np);
+        rmdir(ldir); /* only if empty */
+    }
+    tree_free(lv, nl);
+    return rc;
+}
