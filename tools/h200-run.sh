@@ -74,19 +74,14 @@ s8_save() {
     tar czf "$OUT/s8.tgz" artifacts s8-hashes 2>/dev/null; ls -la "$OUT/s8.tgz"
 }
 # the fidelity of every problem in one call (make -j4, keeping RESERVE seconds), its CSV and
-# artifacts ($OUT/fidelity-TAG.tgz), then per-kernel times of the problems given in the time left
-fidelity_then_traces() {
-    local tag=$1 res=$2
-    shift 2
-    reserve=$res lim make -j4 -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
+# artifacts ($OUT/fidelity-TAG.tgz)
+fidelity_all() {
+    reserve=$2 lim make -j4 -k --no-print-directory PROTOCOL=paper fidelity 2>&1 | grep -v '^kb:'
     tools/fidelity-csv.sh artifacts/paper "$OUT/fidelity.csv" 2>&1 | tail -30
-    tar czf "$OUT/fidelity-$tag.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
-    if [ "${1:-}" = -- ]; then # s9: what session 8 left unmeasured
-        shift
-        t build/bin/kb-bench-ipc-write 2048 | tee "$OUT/ipc-write.csv"
-        reserve=40 lim make -j4 -k --no-print-directory PROTOCOL=paper MODEL=demo-naive PROBLEM=level1/019_relu,level1/001_square_matmul cells 2>&1 | grep -v '^kb:' | tail -12
-        grep -h "kb-stage:" $(find artifacts/paper/demo-naive -name '*.log') | head -6
-    fi
+    tar czf "$OUT/fidelity-$1.tgz" $(find artifacts/paper/baseline -name 'fidelity.h5*') 2>/dev/null
+}
+# per-kernel times of the problems given in the time left ($OUT/kt.tgz)
+traces() {
     reserve=8 lim bench/kernel-times.sh "$OUT/kt" "$@"
     tar czf "$OUT/kt.tgz" -C "$OUT" kt && rm -rf "$OUT/kt"
 }
@@ -369,8 +364,8 @@ elif [ "$phase" = s8b ]; then
     # session 8, the contract run: the fidelity of every problem from this one call (no carried
     # artifacts), make -j4 so that it fits one call; then per-kernel times of the convolutions
     # still above 1.05 and of L1/39 (the offset-path fix) in the time left
-    fidelity_then_traces s8b "${S8B_RESERVE:-40}" level1/067_conv1d level1/039_l2_norm level1/063_conv2d_16to128 \
-        level1/074_conv_transpose1d_dilated
+    fidelity_all s8b "${S8B_RESERVE:-40}"
+    traces level1/067_conv1d level1/039_l2_norm level1/063_conv2d_16to128 level1/074_conv_transpose1d_dilated
 elif [ "$phase" = s9 ]; then
     # prepared in session 8 for session 9's first call: does writing into CUDA-IPC-imported
     # memory cost more (the cause session 8's traces point at, fixed in 728e73a)? Then the
@@ -378,11 +373,16 @@ elif [ "$phase" = s9 ]; then
     # depthwise convolutions (ours ~10% faster than eager) and of L1/39 and 67 (the IPC fix)
     # (session 9: first the fidelity, its children now say HELLO before the GPU is taken; then
     # the cell stages of two demo-naive problems, which session 8 reworked without a GPU)
-    fidelity_then_traces s9 "${S9_RESERVE:-75}" -- level1/082_depthwise_conv2d level1/039_l2_norm level1/067_conv1d
+    fidelity_all s9 "${S9_RESERVE:-75}"
+    t build/bin/kb-bench-ipc-write 2048 | tee "$OUT/ipc-write.csv"
+    reserve=40 lim make -j4 -k --no-print-directory PROTOCOL=paper MODEL=demo-naive PROBLEM=level1/019_relu,level1/001_square_matmul cells 2>&1 | grep -v '^kb:' | tail -12
+    grep -h "kb-stage:" $(find artifacts/paper/demo-naive -name '*.log') | head -6
+    traces level1/082_depthwise_conv2d level1/039_l2_norm level1/067_conv1d
 elif [ "$phase" = s10 ]; then
     # session 9, the contract run: the fidelity of every problem in this one call, after the flip
     # (index_offset_kernel) and cat (32-bit index) fixes; then per-kernel times of 091 and 092
-    fidelity_then_traces s10 "${S10_RESERVE:-25}" level1/091_cumsum_reverse level1/092_cumsum_exclusive
+    fidelity_all s10 "${S10_RESERVE:-25}"
+    traces level1/091_cumsum_reverse level1/092_cumsum_exclusive
 elif [ "$phase" = s11 ]; then
     # session 9, last call: the fidelity of 091, 092 (cat as parallel_cat) and 097 (exact-FP32
     # attention), then the GPU suite over one problem (019: every demo model, both protocols, the
@@ -395,7 +395,8 @@ elif [ "$phase" = s11 ]; then
 elif [ "$phase" = s12 ]; then
     # prepared in session 9 for session 10's first call: #13's contract run (every problem, one
     # call, ~515 s at -j4 in s10), then per-kernel times of the two problems where ours is fastest
-    fidelity_then_traces s12 "${S12_RESERVE:-25}" level1/083_depthwise_conv2d_asym_kernel level1/093_masked_cumsum
+    fidelity_all s12 "${S12_RESERVE:-25}"
+    traces level1/083_depthwise_conv2d_asym_kernel level1/093_masked_cumsum
 elif [ "$phase" = s13 ]; then
     # prepared in session 9: make all MODEL=demo-naive over every problem (paper), its transcript
     # with progress lines and summary; resumable across calls (carry $OUT/s8.tgz as
