@@ -3,8 +3,9 @@
 # toolkit; the host libraries are linked statically): binaries, libraries, problem objects and
 # their reference hashes, in .h200-carry/build.txz (about 14 MB; the carry limit is 64 MiB with the tree). On the
 # device, before tools/h200-run.sh:
-#     tar xf .h200-carry/build.txz && find build -type f -exec touch {} +
-# (touched newer than the copied sources, so make rebuilds nothing: it saves the ~100 s build).
+#     tar xf .h200-carry/build.txz && find build -type f -exec touch -d "@$(date +%s)" {} +
+# (touched newer than the copied sources, all at one time, so make rebuilds nothing: it saves the
+# ~100 s build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .h200-carry
@@ -15,6 +16,8 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 cp -a --parents build/bin build/lib build/problems build/obj/problems build/obj/ops build/refhash \
     build/tests/check_problems build/tests/test_sandbox build/tests/gpu build/REVISION "$stage/"
+# CARRY_SUBS='demo-naive ...': those models' compiled samples too (make compile MODEL=m first)
+for m in ${CARRY_SUBS:-}; do cp -a --parents "build/sub/$m" "$stage/"; done
 find "$stage/build/bin" "$stage/build/lib" "$stage/build/tests" -type f \( -perm -u+x -o -name '*.so' \) \
     -exec strip --strip-debug {} + 2>/dev/null || true
 find "$stage/build" -type f -exec touch {} + # newer than the sources, as the unstripped ones were
