@@ -35,6 +35,9 @@
 #   s11 (session 9): the fidelity of 091, 092, 097 after their fixes; the GPU suite over L1/019
 #   s12 (prepared for session 10): the contract fidelity run, then traces of 083 and 093
 #   s13 (prepared for session 10): make all MODEL=demo-naive, resumable; S13_SUITE=1 adds the suite
+#   s14 (session 10): s13 resumed to its end, then make all MODEL=demo-extract (#16: samples
+#       extracted from responses/demo-extract, built here: .h200-carry/extract.txz), then the
+#       GPU suite over L1/019 in the time left
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -407,6 +410,21 @@ elif [ "$phase" = s13 ]; then
         reserve=10 lim tests/gpu/run.sh > "$OUT/gpu-suite.txt" 2>&1
         tail -40 "$OUT/gpu-suite.txt"
     fi
+    s8_save
+elif [ "$phase" = s14 ]; then
+    s8_restore
+    # the demo-extract samples as built here by kb-compile (torch 2.11.0+cu130): kept only if the
+    # torch here is the same build, else the compile stage builds them again
+    if [ -f .h200-carry/extract.txz ]; then
+        tar xJf .h200-carry/extract.txz && find build/sub/demo-extract -type f -exec touch -d "@$(date +%s)" {} +
+        v=$(/opt/torch/.venv/bin/python3 -c 'import torch; print(torch.__version__)' 2>&1 | tail -1)
+        echo "torch here: $v"; [ "$v" = 2.11.0+cu130 ] || rm -rf build/sub/demo-extract
+    fi
+    reserve=${S14_RESERVE:-230} lim make -j6 -k all MODEL=demo-naive 2>&1 | tee -a "$OUT/make-all-demo-naive.txt" | grep -v '^kb:' | tail -30
+    reserve=150 lim make -j6 -k all MODEL=demo-extract 2>&1 | tee "$OUT/make-all-demo-extract.txt" | grep -v '^kb:' | tail -30
+    cp artifacts/paper/tables/summary.csv "$OUT/summary-demo-extract.csv" 2>/dev/null
+    GPU_SUITE_PROBLEMS=level1/019_relu reserve=20 lim tests/gpu/run.sh > "$OUT/gpu-suite.txt" 2>&1
+    tail -45 "$OUT/gpu-suite.txt"
     s8_save
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
