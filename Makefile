@@ -330,6 +330,11 @@ endif
 SUB_CU := $(sort $(foreach m,$(MODELS),$(wildcard $(LEVELS:%=submissions/$(m)/%/*/*.cu))))
 SUB_PY := $(sort $(foreach m,$(MODELS),$(wildcard $(LEVELS:%=submissions/$(m)/%/*/*.py))))
 SUB_SRC := $(SUB_CU) $(SUB_PY)
+# A .py sample's extensions import only into the Python and torch they were built for: the stamp
+# names both (tools/py-toolchain.py, torch not imported), is rewritten only when they change, and
+# every .py compile record depends on it, so a new Python or torch rebuilds the .py samples
+# (brought up to date below, with the knob stamps).
+PY_TOOLCHAIN_STAMP := $(BUILD)/stamps/py-toolchain.stamp
 CELLS := $(sort $(patsubst submissions/%.cu,%,$(SUB_CU)) $(patsubst submissions/%.py,%,$(SUB_PY)))
 BOTH_KINDS := $(filter $(patsubst submissions/%.cu,%,$(SUB_CU)),$(patsubst submissions/%.py,%,$(SUB_PY)))
 ifneq ($(READS_SUBMISSIONS),)
@@ -417,9 +422,14 @@ $(foreach s,$(STAMPED),$(eval STAMP_$s := $(call stage_stamp,$s)))
 # The stamps are brought up to date when the Makefile is read (not by rules), so that `make -q`
 # and `make -n` see the truth.
 # (compared with runs of spaces squeezed: stamps written before the table held "10  20")
-update_stamp = $(shell mkdir -p $(dir $1) && { echo '$2' | cmp -s - <(tr -s ' ' < $1 2>/dev/null) || echo '$2' > $1; })
+update_stamp = $(shell mkdir -p $(dir $1) && { echo '$2' | cmp -s - <(tr -s ' ' 2>/dev/null < $1) || echo '$2' > $1; })
 $(foreach s,$(STAMPED),$(call update_stamp,$(STAMPS)/$(s).stamp,$(STAMP_$(s))))
 $(call update_stamp,$(BUILD)/stamps/compile.stamp,$(STAMP_compile))
+ifneq ($(READS_SUBMISSIONS),)
+ifneq ($(SUB_PY),)
+$(call update_stamp,$(PY_TOOLCHAIN_STAMP),$(shell $(KB_PYTHON) tools/py-toolchain.py 2>&1 | tail -1 | tr -d "'"))
+endif
+endif
 
 # ---- the GPU check ---------------------------------------------------------------------------------
 # Each GPU stage checks for a device itself (exit 3, "no CUDA device: GPU stages need one; make
@@ -444,7 +454,7 @@ $(SUBS)/%/compile.h5: submissions/%.cu $(call tool,kb-compile) include/kb/submis
 # A .py: its load_inline sources read statically (never run) and built into the sample's own
 # directory, sharing one content-addressed cache (py/kbpy/build.py).
 KBPY := $(wildcard py/kbpy/*.py)
-$(SUBS)/%/compile.h5: submissions/%.py $(call tool,kb-compile) $(KBPY) $(BUILD)/stamps/compile.stamp \
+$(SUBS)/%/compile.h5: submissions/%.py $(call tool,kb-compile) $(KBPY) $(BUILD)/stamps/compile.stamp $(PY_TOOLCHAIN_STAMP) \
   | $(BUILD)/stamps/models/$$(call cell_model,$$*).ok
 	$(Q)$(LAUNCH) $(BIN)/kb-compile --compile-timeout $(COMPILE_TIMEOUT) --py-cache $(PY_CACHE) --py-dir py \
 	  --src $< --out-so $(SUBS)/$*/kernel.py --out $@ \

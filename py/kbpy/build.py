@@ -27,6 +27,7 @@ from . import extract as kx
 from . import loadinline
 
 SCHEMA = 1
+PROBE_VERSION = 2  # the toolchain probe's fields (2: python_tag); part of the toolchain's hash
 NOBODY = 65534
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 SHELL_META = set(";|&$`<>()\\\n\r\t*?[]~#'\"!{}")
@@ -123,6 +124,7 @@ import json, os, sys, sysconfig
 import torch
 import torch.utils.cpp_extension as ce
 out = {
+    "python_tag": sys.implementation.cache_tag,
     "torch_version": torch.__version__, "torch_cuda": torch.version.cuda,
     "cuda_home": ce.CUDA_HOME, "cudnn_home": ce.CUDNN_HOME, "cxx": ce.get_cxx_compiler(),
     "nvcc": ce._join_cuda_home("bin", "nvcc"),
@@ -162,7 +164,7 @@ def toolchain(cache, arch, python):
         raise Infra(f"torch not importable by {python}: install it (pip install torch)")
     cuda_home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
     cxx = shutil.which(os.environ.get("CXX", "c++"), path=_clean_path(cuda_home)) or "c++"
-    sig = [SCHEMA, arch, python, os.path.realpath(python), tdir, cuda_home, cxx,
+    sig = [SCHEMA, PROBE_VERSION, arch, python, os.path.realpath(python), tdir, cuda_home, cxx,
            _stat_sig(os.path.join(tdir, "version.py")),
            _stat_sig(os.path.join(tdir, "utils", "cpp_extension.py")),
            _stat_sig(os.path.join(tdir, "lib", "libtorch_cpu.so")),
@@ -1006,6 +1008,7 @@ def build_sample(src, out_dir, cache, timeout=600.0, arch="9.0", jobs=2, python=
     if any(c["static"] and not c["error"] for c in rep["calls"]):
         tc = toolchain(cache, arch, python or os.environ.get("KB_PYTHON") or sys.executable)
         man["toolchain"] = tc["hash"]
+        man["built_for"] = loadinline.built_for(tc["python_tag"], tc["torch_version"])
     if tc and _is_root():
         bad = _other_traversable(cache)
         if bad:

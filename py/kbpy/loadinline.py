@@ -187,3 +187,29 @@ def function_names(norm):
     if f is None:
         return []
     return list(f) if isinstance(f, (list, dict)) else [f]
+
+
+# ---- what a build is bound to ---------------------------------------------------------------------
+# A built extension imports only into the CPython (cache_tag, e.g. cpython-311) and the torch build
+# it was compiled against. The build records both in the sample's manifest ("built_for"); the
+# runtime compares them with its own interpreter before anything is imported, so a sample built
+# under another Python or torch is a harness error (rebuild), never the sample's load_error.
+
+def built_for(python_tag, torch_version):
+    return {"python": python_tag, "torch": torch_version}
+
+
+def toolchain_mismatch(manifest, python_tag, torch_version):
+    """'' when the manifest's extensions may be imported by this interpreter, else why not."""
+    if not any(e.get("so") for e in manifest.get("extensions", [])):
+        return ""  # nothing built: nothing bound to a toolchain
+    bf = manifest.get("built_for")
+    if not isinstance(bf, dict):
+        return ("its extensions were built before the build recorded its Python and torch: "
+                "rebuild them (make compile)")
+    here = built_for(python_tag, torch_version)
+    diff = [f"{k} {bf.get(k)!s} (here {here[k]})" for k in ("python", "torch") if bf.get(k) != here[k]]
+    if diff:
+        return ("its extensions were built for " + ", ".join(diff) +
+                ": rebuild them with this Python (make compile; PYTHON= names the interpreter)")
+    return ""

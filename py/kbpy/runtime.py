@@ -220,6 +220,9 @@ class Target:
                 self.manifest = json.load(f)
             if self.manifest.get("source_sha256") not in (None, hashlib.sha256(self.source).hexdigest()):
                 raise RuntimeError("kernel.py does not match its manifest: rebuild (make compile)")
+            why = loadinline.toolchain_mismatch(self.manifest, sys.implementation.cache_tag, torch.__version__)
+            if why:
+                raise RuntimeError("%s: %s" % (self.submission, why))
         else:
             self.source, self.manifest = None, {"extensions": []}
         self._patch_cpp_extension()

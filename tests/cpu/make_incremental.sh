@@ -11,6 +11,8 @@
 #   3. touching one submission recompiles exactly that cell;
 #   4. a knob of the compile stage (COMPILE_TIMEOUT=301) recompiles every cell, and going back
 #      to the default value recompiles them again (the stamp holds the value, not a date);
+#   4p. a .py sample's record depends on the Python and torch it is built for (stand-in
+#      interpreters): the same one leaves it up to date, another queues every .py sample, no .cu;
 #   5. GPU stages, without a GPU: the committed artifacts of results/h200/artifacts (if that
 #      directory exists) are copied in and touched newer than everything; `make -n all` (over the
 #      problems the archive covers) must then list no stage command;
@@ -124,6 +126,38 @@ mk compile >"$tmp/4c.log" 2>&1
 n3=$(compile_lines "$tmp/4c.log")
 [ "$n3" = "$cells" ] || FAIL "back to the default COMPILE_TIMEOUT recompiled $n3 cells, want all $cells"
 echo "4. COMPILE_TIMEOUT=301: $n cells recompiled, then $n2 on a repeat, $n3 back at the default"
+
+# ---- 4p. the Python toolchain of the .py samples -------------------------------------------------
+# A .py sample's extensions import only into the Python and torch they were built for: a change of
+# either must rebuild the .py samples (and no .cu one). Two stand-in interpreters name two
+# toolchains (tools/py-toolchain.py's line; with -n / -q nothing else runs them); the compile
+# records are stand-ins too, written after the first toolchain's stamp.
+if [ -d submissions/demo-extract/level1/019_relu ]; then
+    for t in A B; do
+        printf '#!/bin/sh\necho "cpython-3%s /stand-in/python-%s torch 2.11.0 /stand-in/torch"\n' "$t" "$t" > "$tmp/python-$t"
+        chmod +x "$tmp/python-$t"
+    done
+    pymk() { mk MODEL=demo-extract PROBLEM=level1/019 PYTHON="$tmp/python-$1" "${@:2}"; }
+    pymk A "$B/stamps/models/demo-extract.ok" >/dev/null 2>&1 || FAIL "the demo-extract model check failed"
+    pymk A -n compile >/dev/null 2>&1
+    st=$B/stamps/py-toolchain.stamp
+    grep -q 'python-A' "$st" 2>/dev/null || FAIL "PYTHON=python-A: $st holds '$(cat "$st" 2>/dev/null)'"
+    sleep 1.1
+    for s in s0 s1; do
+        for d in "$B/sub" artifacts/paper; do
+            mkdir -p "$d/demo-extract/level1/019_relu/$s" && touch "$d/demo-extract/level1/019_relu/$s/compile.h5"
+        done
+    done
+    pymk A -q compile; qa=$?
+    [ "$qa" = 0 ] || FAIL "make -q compile with the same Python: exit $qa, want 0 (up to date)"
+    sleep 1.1
+    np=$(pymk B -n compile 2>/dev/null | grep -c -- '--src submissions/demo-extract/.*\.py ' || true)
+    [ "$np" = 2 ] || FAIL "another Python (stand-in B): $np .py samples queued for a rebuild, want 2"
+    grep -q 'python-B' "$st" || FAIL "PYTHON=python-B: $st holds '$(cat "$st")'"
+    mk -q compile PYTHON="$tmp/python-B"; qc=$?
+    [ "$qc" = 0 ] || FAIL "another Python made the $MODEL (.cu) samples out of date (make -q exit $qc)"
+    echo "4p. Python toolchain: same one up to date (make -q $qa); another queues $np .py samples; .cu samples unaffected (make -q $qc)"
+fi
 
 # ---- 5. GPU stages on committed artifacts --------------------------------------------------------
 if [ -d results/h200/artifacts ]; then

@@ -84,6 +84,34 @@ class TestLoadInline(unittest.TestCase):
 
 
 # ------------------------------------------------------------------------------------------------
+class TestToolchainMismatch(unittest.TestCase):
+    """A built extension imports only into its own Python and torch: the runtime's check."""
+
+    MAN = {"extensions": [{"name": "e", "so": "ext/k/e.so"}],
+           "built_for": {"python": "cpython-311", "torch": "2.11.0+cu130"}}
+
+    def test_same_toolchain(self):
+        self.assertEqual(loadinline.toolchain_mismatch(self.MAN, "cpython-311", "2.11.0+cu130"), "")
+
+    def test_other_python(self):
+        why = loadinline.toolchain_mismatch(self.MAN, "cpython-312", "2.11.0+cu130")
+        self.assertIn("python cpython-311 (here cpython-312)", why)
+        self.assertIn("rebuild", why)
+
+    def test_other_torch(self):
+        why = loadinline.toolchain_mismatch(self.MAN, "cpython-311", "2.12.0+cu130")
+        self.assertIn("torch 2.11.0+cu130 (here 2.12.0+cu130)", why)
+        self.assertNotIn("python", why.split(":")[0])
+
+    def test_unrecorded_build(self):
+        man = {"extensions": [{"name": "e", "so": "ext/k/e.so"}]}
+        self.assertIn("before the build recorded", loadinline.toolchain_mismatch(man, "cpython-311", "2.11.0"))
+
+    def test_nothing_built(self):
+        for man in ({"extensions": []}, {"extensions": [{"name": "e", "so": None, "status": "compile_error"}]}):
+            self.assertEqual(loadinline.toolchain_mismatch(man, "cpython-399", "0"), "")
+
+
 class TestExtract(unittest.TestCase):
     def test_fixture(self):
         r = extract.extract(os.path.join(FIX, "relu_ok.py"))
@@ -485,6 +513,10 @@ class TestBuild(unittest.TestCase):
         self.assertEqual(e["pch"], "used")
         self.assertEqual(e["light_header"], "used")
         self.assertFalse(m["custom_kernel"])       # C++ only: no __global__, no cuBLAS
+        # bound to this interpreter: the runtime refuses it under any other Python or torch
+        import torch
+        self.assertEqual(m["built_for"], {"python": sys.implementation.cache_tag, "torch": torch.__version__})
+        self.assertEqual(loadinline.toolchain_mismatch(m, sys.implementation.cache_tag, torch.__version__), "")
         self.assertEqual(self.load(out, e)[:2], ["scale_add", "[3.0, 3.0, 3.0]"])
         # the key the runtime computes from the real call
         body = textwrap.dedent("""
