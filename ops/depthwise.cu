@@ -8,9 +8,14 @@
  * backend is ConvBackend::Cuda Depthwise2d -> at::_conv_depthwise2d ->
  * conv_depthwise2d_forward_out (aten/src/ATen/native/cuda/DepthwiseConv2d.cu). What it does and
  * what we do the same way:
- *   - one thread per output element, CUDA_NUM_THREADS = 128 threads per block,
- *     GET_BLOCKS(n) = ceil(n / 128) blocks, a grid-stride loop (CUDA_KERNEL_LOOP_TYPE: a 64-bit
- *     running index, the loop variable of index_t), __launch_bounds__(128);
+ *   - one thread per output element, 1024 threads per block, ceil(n / 1024) blocks, a
+ *     grid-stride loop (CUDA_KERNEL_LOOP_TYPE: a 64-bit running index, the loop variable of
+ *     index_t). The block size is what PyTorch 2.11's launches show on the H200 (CUPTI trace,
+ *     results/h200/kernel-times-s9.txt and -s12.txt: L1/82 grid 260100 x 1024 threads, L1/83
+ *     130560 x 1024), not ATen's CUDA_NUM_THREADS = 128 that this file used until session 10
+ *     (with 128 the same kernels ran 9-12% faster than eager's: 2371 vs 2620 us for L1/82,
+ *     1311 vs 1485 us for L1/83). Registers as PyTorch's build: 32 for every float/int
+ *     instantiation (cuobjdump -res-usage, sm_90, of libtorch_cuda.so and of ours);
  *   - index_t = int: PyTorch TORCH_CHECKs canUse32BitIndexMath(input) and (output) and
  *     instantiates the int kernel only; the n/c/h/w split by divide and multiply-add; w, h, c, n
  *     and the offsets in int. Past 2^31 elements PyTorch fails; we run the same kernels with
@@ -30,9 +35,10 @@
  * than by DRAM: L1/82 reads 1.07 GB and writes 1.07 GB (~0.5 ms of HBM traffic) but eager takes
  * 2.59 ms on the H200, ~8 output elements per ns. Matching PyTorch's time means matching its code,
  * which is why nothing here is "improved" (no shared-memory tiles, no vector loads).
- * Measured on an H200 (op alone, warm back-to-back loop): L1/82 2.27 ms, /83 1.26, /84 9.01,
- * /85 2.03, /86's padded 3x3 2.28 ms -- ~0.84-0.88x of the eager CSV times; outputs bitwise
- * equal to an independent direct kernel (the demo-naive samples) on the full shapes.
+ * Measured on an H200 with 128-thread blocks (op alone, warm back-to-back loop): L1/82 2.27 ms,
+ * /83 1.26, /84 9.01, /85 2.03, /86's padded 3x3 2.28 ms -- ~0.84-0.88x of the eager CSV times
+ * (the fidelity report: 0.88-0.94); outputs bitwise equal to an independent direct kernel (the
+ * demo-naive samples) on the full shapes. The 1024-thread launch is not yet measured there.
  */
 #include <stdint.h>
 
@@ -40,7 +46,7 @@
 
 namespace {
 
-constexpr int kThreads = 128; /* at::cuda::detail::CUDA_NUM_THREADS */
+constexpr int kThreads = 1024; /* PyTorch 2.11's block for these kernels (see above) */
 
 template <int kSize, typename index_t>
 __global__ void __launch_bounds__(kThreads)
