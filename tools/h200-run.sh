@@ -38,6 +38,7 @@
 #   s14 (session 10): s13 resumed to its end, then make all MODEL=demo-extract (#16: samples
 #       extracted from responses/demo-extract, built here: .h200-carry/extract.txz), then the
 #       GPU suite over L1/019 in the time left
+#   s15 (prepared in session 10 for session 11): every call of that session; see its branch
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -61,9 +62,23 @@ lim() { local l=$(( $(left) - ${reserve:-15} )); [ "$l" -gt 5 ] || { echo "[skip
 # than this call's stamps, then every hash file that differs from the saved one is touched newer
 # still, so make re-runs exactly what a changed reference or stage binary invalidates
 s8_restore() {
-    [ -f .h200-carry/s8.tgz ] && [ ! -d artifacts/paper ] || return 0
-    tar xzf .h200-carry/s8.tgz && find artifacts -type f -exec touch {} +
-    echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts"
+    if [ -d artifacts/paper ]; then
+        echo "artifacts of an earlier call on this (warm) machine: kept"
+    elif [ -f .h200-carry/s8.tgz ]; then
+        tar xzf .h200-carry/s8.tgz || return 1
+    else
+        return 0
+    fi
+    # in make's order: this call's stamps and relinked objects (its first make) < the compile
+    # records (build/sub, the previous call's) < the artifacts (made from them)
+    sleep 1.1; [ ! -d build/sub ] || find build/sub -type f -exec touch {} +
+    sleep 1.1; find artifacts -type f -exec touch {} +
+    echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts, $(find build/sub -name compile.h5 2>/dev/null | wc -l) compile records"
+    # a timed artifact of another board is never compared with this one's (the tables leave it out)
+    local uuid; uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | head -1)
+    if [ -f artifacts/.board ] && [ "$(cat artifacts/.board)" != "$uuid" ]; then
+        echo "== WARNING: this is board $uuid, the carried artifacts were timed on $(cat artifacts/.board): their times and this call's never meet in one table"
+    fi
     [ -d s8-hashes ] || { echo "no saved hashes (a call before they were kept): nothing touched"; return 0; }
     sleep 1.1
     local f n=0
@@ -73,8 +88,9 @@ s8_restore() {
     echo "hash files changed since the carried artifacts: $n"
 }
 s8_save() {
+    [ -d artifacts ] && nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | head -1 > artifacts/.board
     rm -rf s8-hashes && mkdir -p s8-hashes && cp -a --parents build/refhash build/stamps/tools s8-hashes/
-    tar czf "$OUT/s8.tgz" artifacts s8-hashes 2>/dev/null; ls -la "$OUT/s8.tgz"
+    tar czf "$OUT/s8.tgz" artifacts s8-hashes $(find build/sub -name '*.log' -prune -o -type f -print 2>/dev/null) 2>/dev/null; ls -la "$OUT/s8.tgz"
 }
 # the fidelity of every problem in one call (make -j4, keeping RESERVE seconds), its CSV and
 # artifacts ($OUT/fidelity-TAG.tgz)
@@ -425,6 +441,27 @@ elif [ "$phase" = s14 ]; then
     cp artifacts/paper/tables/summary.csv "$OUT/summary-demo-extract.csv" 2>/dev/null
     GPU_SUITE_PROBLEMS=level1/019_relu reserve=20 lim tests/gpu/run.sh > "$OUT/gpu-suite.txt" 2>&1
     tail -45 "$OUT/gpu-suite.txt"
+    s8_save
+elif [ "$phase" = s15 ]; then
+    # prepared in session 10 for session 11, run as it is by every call of that session: each call
+    # goes on where the last stopped (a warm machine keeps artifacts/ and build/; run the next call
+    # at once, or the next is another board, whose times no table mixes with these: see the
+    # WARNING line). Device command of each call (extract the carried build only once):
+    #   [ -f build/.carried ] || { tar xf .h200-carry/build.txz && find build -type f -exec touch -d "@$(date +%s)" {} + && touch build/.carried; }; bash tools/h200-run.sh s15 570
+    #   1. the fidelity of the problems changed since s12 (082-086: 1024-thread depthwise blocks;
+    #      093: the dynamic-cast mul), by their reference hashes
+    #   2. make all MODEL=demo-naive (paper) to its end: the must-show run, on one board
+    #   3. make all MODEL=demo-extract: its .py samples built here, for this Python
+    #   4. the GPU suite over L1/019
+    s8_restore
+    ps="level1/082_depthwise_conv2d level1/083_depthwise_conv2d_asym_kernel level1/084_depthwise_conv2d_asym_input level1/085_depthwise_conv2d_asym level1/086_depthwise_separable_conv2d level1/093_masked_cumsum"
+    reserve=400 lim make -j3 -k --no-print-directory PROTOCOL=paper $(for p in $ps; do echo artifacts/paper/baseline/$p/fidelity.h5; done) 2>&1 | grep -v '^kb:'
+    tar czf "$OUT/fidelity-s15.tgz" $(for p in $ps; do ls artifacts/paper/baseline/$p/fidelity.h5* 2>/dev/null; done) 2>/dev/null
+    reserve=${S15_RESERVE:-60} lim make -j6 -k all MODEL=demo-naive 2>&1 | tee -a "$OUT/make-all-demo-naive.txt" | grep -v '^kb:' | tail -30
+    reserve=40 lim make -j6 -k all MODEL=demo-extract 2>&1 | tee -a "$OUT/make-all-demo-extract.txt" | grep -v '^kb:' | tail -30
+    GPU_SUITE_PROBLEMS=level1/019_relu reserve=20 lim tests/gpu/run.sh > "$OUT/gpu-suite.txt" 2>&1
+    tail -45 "$OUT/gpu-suite.txt"
+    tar czf "$OUT/tables.tgz" artifacts/paper/tables 2>/dev/null
     s8_save
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
