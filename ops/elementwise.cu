@@ -27,6 +27,10 @@
  *     operand's extent fit in int32 the divisions are 32-bit multiply-high "magic number"
  *     divisions (PyTorch's IntDivider); otherwise plain 64-bit div/mod. Strides may be negative
  *     (flip).
+ *   - Casting path (unrolled_elementwise_kernel with LoadWithCast / StoreWithCast): an op whose
+ *     operand dtypes differ (float * bool) over contiguous operands, each load and store through a
+ *     run-time switch on the dtype (c10::fetch_and_cast / cast_and_store); 128 threads, 4
+ *     elements per thread, 32-bit launches. Not contiguous, such an op takes the offset path.
  * Scalars are kernel arguments, rounded to float once (PyTorch passes a CPU scalar into the
  * functor as opmath_t). All math in float, PyTorch's opmath for float, with its formulas:
  *   relu        isnan(x) ? x : max(x, 0)                      (relu is clamp_min(x, 0))
@@ -234,7 +238,10 @@ struct OpMulBool {
     __device__ float operator()(float a, uint8_t b) const { return a * (b ? 1.0f : 0.0f); }
 };
 template <typename Op> struct NeedsDynamicCast { static constexpr bool v = false; };
-template <> struct NeedsDynamicCast<OpMulBool> { static constexpr bool v = true; };
+template <> struct NeedsDynamicCast<OpMulBool> {
+    static constexpr bool v = true;
+    typedef OpMul fn_t; /* the functor on the common dtype: MulFunctor<float> */
+};
 struct OpDiv : Binary {
     __device__ float operator()(float a, float b) const { return a / b; }
 };
@@ -589,6 +596,407 @@ static unsigned int grid_for(int64_t work, int64_t per_block)
     return (unsigned int)blocks;
 }
 
+/* ---- casting path (unrolled_elementwise_kernel with LoadWithCast) ------------------------- */
+
+/* A dynamically casting op over contiguous operands (L1/93's x * mask: float * bool) as
+ * gpu_kernel_impl runs it when the iterator is contiguous and needs_dynamic_casting:
+ * launch_unrolled_kernel's unrolled_elementwise_kernel<BinaryFunctor<float, float, float,
+ * MulFunctor<float>>, std::array<char *, 3>, 4, TrivialOffsetCalculator<2, unsigned int>,
+ * TrivialOffsetCalculator<1, unsigned int>, LoadWithCast<2>, StoreWithCast<1>> (CUDALoops.cuh,
+ * MemoryAccess.cuh). 128 threads (launch bounds (128), no minimum of blocks), 4 elements per
+ * thread, block work 512, grid ceil(n / 512), an int count; thread t loads elements t + j * 128
+ * of its block, each bounds-checked, computes those in bounds, then stores them; an operand's
+ * address is its base plus element size times linear index, a 32-bit product (TrivialOffset-
+ * Calculator: offset == index). The functor runs on the common dtype, float: each operand is
+ * read through c10::fetch_and_cast<float>(dtype, ptr), a switch on the operand's ScalarType
+ * passed in the kernel arguments, and the result written through c10::cast_and_store<float>, a
+ * switch on the result's. Both switches have every case c10 has (AT_FORALL_SCALAR_TYPES_WITH_
+ * COMPLEX plus UInt16/32/64: 21, in c10's numbering, with c10's conversions) and an assert
+ * (__assert_fail) for any other value. Only float and bool are ever passed; the other cases are
+ * cold code, kept because they set the compare tree the switch lowers to (its depth on the float
+ * and bool paths) and the registers the kernel takes. The bool is fetched as 1.0f / 0.0f and
+ * multiplied, so x * mask is bitwise OpMulBool's a * (b ? 1 : 0): -0.0 for a negative x under a
+ * false mask, NaN for an inf or NaN x.
+ *
+ * The evidence. CUPTI on the H200: eager's x * mask of L1/93 is this kernel at 1847 us per launch
+ * (grid 1048576 x 128: the 4 GiB operand split into two 32-bit-indexable launches), where
+ * offset_kernel<OpMulBool, int, 4> (the operand types compiled in, trivial offsets) took 1223 us,
+ * 0.66x of eager's time: a baseline faster than PyTorch. libtorch_cuda's sm_90 SASS of eager's
+ * kernel: 32 registers, 2744 instructions; a load is a binary compare tree over the dtype, ISETP
+ * + BRA pairs (float: > 9, > 4, > 6, != 5, != 6, then LDG.E; bool: > 9, > 24, > 14, != 10,
+ * != 11, then LDG.E.U8 and at once ISETP.NE + FSEL 1.0 / 0.0 on the loaded byte, so every bool
+ * load stalls its thread until the byte arrives), the store the same tree down to STG.E; one
+ * thread of a full block executes 307 instructions (8 LDG, 4 FMUL, 4 STG, 72 ISETP, 78 BRA).
+ * This kernel (nvcc 13.0, sm_90) compiles to the same 32 registers and 2744 instructions, opcode
+ * for opcode, the same 307 on a thread's path; it differs from PyTorch's only in register names,
+ * kernel-argument offsets (no empty offset calculators among its arguments), the assert's
+ * arguments, and the order of two instructions in three of the cold float8 loads. Its time on the
+ * H200 is not yet measured. */
+
+/* c10::ScalarType's numbering (torch/headeronly/core/ScalarType.h): the values the switches below
+ * compare against, so that they lower to the same compare tree as PyTorch's. */
+enum class ScalarT : int8_t {
+    Byte = 0,
+    Char = 1,
+    Short = 2,
+    Int = 3,
+    Long = 4,
+    Half = 5,
+    Float = 6,
+    Double = 7,
+    ComplexHalf = 8,
+    ComplexFloat = 9,
+    ComplexDouble = 10,
+    Bool = 11,
+    BFloat16 = 15,
+    Float8_e5m2 = 23,
+    Float8_e4m3fn = 24,
+    Float8_e5m2fnuz = 25,
+    Float8_e4m3fnuz = 26,
+    UInt16 = 27,
+    UInt32 = 28,
+    UInt64 = 29,
+    Float8_e8m0fnu = 44,
+};
+
+__device__ __forceinline__ float bits_f32(uint32_t b) { return __uint_as_float(b); }
+__device__ __forceinline__ uint32_t f32_bits(float f) { return __float_as_uint(f); }
+/* cuda_fp16's __half2float / __float2half_rn and cuda_bf16's __float2bfloat16_rn (sm_80+) */
+__device__ __forceinline__ float half_to_f32(uint16_t h)
+{
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+    return f;
+}
+__device__ __forceinline__ uint16_t f32_to_half(float f)
+{
+    uint16_t h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+__device__ __forceinline__ uint16_t f32_to_bf16(float f)
+{
+    uint16_t h;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+
+/* c10's software float8 conversions (torch/headeronly/util/Float8_*.h, Half.h) */
+__device__ __forceinline__ float fp16_ieee_to_f32(uint16_t h)
+{
+    const uint32_t w = (uint32_t)h << 16;
+    const uint32_t sign = w & 0x80000000u;
+    const uint32_t two_w = w + w;
+    const float normalized = bits_f32((two_w >> 4) + (0xE0u << 23)) * bits_f32(15u << 23);
+    const float denormalized = bits_f32((two_w >> 17) | (126u << 23)) - 0.5f;
+    return bits_f32(sign | (two_w < (1u << 27) ? f32_bits(denormalized) : f32_bits(normalized)));
+}
+__device__ __forceinline__ float e5m2_to_f32(uint8_t x) { return fp16_ieee_to_f32((uint16_t)(x << 8)); }
+__device__ __forceinline__ float e4m3fn_to_f32(uint8_t x)
+{
+    const uint32_t w = (uint32_t)x << 24;
+    const uint32_t sign = w & 0x80000000u;
+    const uint32_t nonsign = w & 0x7FFFFFFFu;
+    uint32_t renorm = __clz(nonsign);
+    renorm = renorm > 4 ? renorm - 4 : 0;
+    const int32_t inf_nan_mask = ((int32_t)(nonsign + 0x01000000) >> 8) & 0x7F800000;
+    const int32_t zero_mask = (int32_t)(nonsign - 1) >> 31;
+    return bits_f32(sign | ((((nonsign << renorm >> 4) + ((0x78 - renorm) << 23)) | inf_nan_mask) & ~zero_mask));
+}
+template <uint32_t we, uint32_t wm> __device__ __forceinline__ float fnuz_to_f32(uint8_t x)
+{
+    if (x == 0)
+        return 0;
+    if (x == 0x80)
+        return bits_f32(0x7F800001u);
+    uint32_t mantissa = x & ((1 << wm) - 1);
+    uint32_t exponent = (x & 0x7F) >> wm;
+    if (exponent == 0) {
+        const uint32_t renorm = __clz(mantissa);
+        const uint32_t sh = 1 + renorm - (32 - wm);
+        mantissa <<= sh;
+        exponent += 1 - sh;
+        mantissa &= ((1 << wm) - 1);
+    }
+    exponent += (1u << 7) - (1u << (we - 1)) - 1;
+    mantissa <<= 23 - wm;
+    return bits_f32(((uint32_t)(x >> 7) << 31) | (exponent << 23) | mantissa);
+}
+__device__ __forceinline__ float e8m0_to_f32(uint8_t x)
+{
+    if (x == 0)
+        return bits_f32(0x00400000u);
+    if (x == 0xFF)
+        return bits_f32(0x7f800001u);
+    return bits_f32((uint32_t)x << 23);
+}
+__device__ __forceinline__ uint8_t f32_to_e5m2(float f)
+{
+    uint32_t b = f32_bits(f);
+    uint8_t r;
+    const uint32_t sign = b & 0x80000000u;
+    b ^= sign;
+    if (b >= (143u << 23)) {
+        r = b > (255u << 23) ? 0x7F : 0x7C;
+    } else if (b < (113u << 23)) {
+        b = f32_bits(bits_f32(b) + bits_f32(134u << 23));
+        r = (uint8_t)(b - (134u << 23));
+    } else {
+        const uint32_t odd = (b >> 21) & 1;
+        b += ((uint32_t)(15 - 127) << 23) + 0xFFFFF;
+        b += odd;
+        r = (uint8_t)(b >> 21);
+    }
+    return r | (uint8_t)(sign >> 24);
+}
+__device__ __forceinline__ uint8_t f32_to_e4m3fn(float f)
+{
+    uint32_t b = f32_bits(f);
+    uint8_t r;
+    const uint32_t sign = b & 0x80000000u;
+    b ^= sign;
+    if (b >= (1087u << 20)) {
+        r = 0x7f;
+    } else if (b < (121u << 23)) {
+        b = f32_bits(bits_f32(b) + bits_f32(141u << 23));
+        r = (uint8_t)(b - (141u << 23));
+    } else {
+        const uint8_t odd = (b >> 20) & 1;
+        b += ((uint32_t)(7 - 127) << 23) + 0x7FFFF;
+        b += odd;
+        r = (uint8_t)(b >> 20);
+    }
+    return r | (uint8_t)(sign >> 24);
+}
+/* e4m3fnuz: (max 0x87, denorm 0x8C, normal 0x78, bias 8, shift 20, round 0x7FFFF);
+ * e5m2fnuz: (0x8F, 0x85, 0x70, 16, 21, 0xFFFFF) */
+template <uint32_t kMax, uint32_t kDenorm, uint32_t kNormal, int kBias, int kShift, uint32_t kRound>
+__device__ __forceinline__ uint8_t f32_to_fnuz(float f)
+{
+    uint32_t b = f32_bits(f);
+    uint32_t r;
+    const uint32_t sign = b & 0x80000000u;
+    b ^= sign;
+    if (b >= (kMax << 23))
+        return 0x80;
+    if (b < (kNormal << 23)) {
+        b = f32_bits(bits_f32(b) + bits_f32(kDenorm << 23));
+        r = (uint8_t)(b - (kDenorm << 23));
+        if (r == 0)
+            return 0;
+    } else {
+        const uint8_t odd = (b >> kShift) & 1;
+        b += ((uint32_t)(kBias - 127) << 23) + kRound;
+        b += odd;
+        r = (uint8_t)(b >> kShift);
+    }
+    r |= sign >> 24;
+    return (uint8_t)r;
+}
+__device__ __forceinline__ uint8_t f32_to_e8m0(float f)
+{
+    const uint32_t b = f32_bits(f);
+    uint32_t e = (b >> 23) & 0xFF;
+    if (e == 0xFF)
+        return (uint8_t)e;
+    const bool g = (b & 0x400000) > 0, r = (b & 0x200000) > 0, s = (b & 0x1FFFFF) > 0, lsb = e > 0;
+    if (g && (r || s || lsb))
+        e++;
+    return (uint8_t)e;
+}
+
+}  // namespace
+
+/* CUDA_KERNEL_ASSERT's __assert_fail, declared as c10/macros/Macros.h declares it (and glibc's
+ * assert.h, which leaves it out under NDEBUG) */
+extern "C" {
+#if defined(__CUDA_ARCH__)
+__host__ __device__
+#endif
+    void
+    __assert_fail(const char *assertion, const char *file, unsigned int line, const char *function) noexcept
+    __attribute__((__noreturn__));
+}
+
+namespace {
+
+/* CUDA_KERNEL_ASSERT(false), ERROR_UNSUPPORTED_CAST: an unknown dtype */
+#define KB_CAST_UNSUPPORTED() __assert_fail("false", __FILE__, __LINE__, __func__)
+
+/* c10::fetch_and_cast<float> (c10/core/DynamicCast.h): the operand's dtype known at run time */
+__device__ __forceinline__ float fetch_and_cast(ScalarT t, const void *p)
+{
+    switch (t) {
+    case ScalarT::Byte: return (float)*(const uint8_t *)p;
+    case ScalarT::Char: return (float)*(const int8_t *)p;
+    case ScalarT::Short: return (float)*(const int16_t *)p;
+    case ScalarT::Int: return (float)*(const int32_t *)p;
+    case ScalarT::Long: return (float)*(const int64_t *)p;
+    case ScalarT::Half: return half_to_f32(*(const uint16_t *)p);
+    case ScalarT::Float: return *(const float *)p;
+    case ScalarT::Double: return (float)*(const double *)p;
+    case ScalarT::ComplexHalf: return half_to_f32(*(const uint16_t *)p); /* the real part */
+    case ScalarT::ComplexFloat: return *(const float *)p;
+    case ScalarT::ComplexDouble: return (float)*(const double *)p;
+    case ScalarT::Bool: return *(const uint8_t *)p != 0 ? 1.0f : 0.0f; /* c10::load<bool> */
+    case ScalarT::BFloat16: return bits_f32((uint32_t)*(const uint16_t *)p << 16);
+    case ScalarT::Float8_e5m2: return e5m2_to_f32(*(const uint8_t *)p);
+    case ScalarT::Float8_e4m3fn: return e4m3fn_to_f32(*(const uint8_t *)p);
+    case ScalarT::Float8_e5m2fnuz: return fnuz_to_f32<5, 2>(*(const uint8_t *)p);
+    case ScalarT::Float8_e4m3fnuz: return fnuz_to_f32<4, 3>(*(const uint8_t *)p);
+    case ScalarT::UInt16: return (float)*(const uint16_t *)p;
+    case ScalarT::UInt32: return (float)*(const uint32_t *)p;
+    case ScalarT::UInt64: return (float)*(const uint64_t *)p;
+    case ScalarT::Float8_e8m0fnu: return e8m0_to_f32(*(const uint8_t *)p);
+    default: KB_CAST_UNSUPPORTED();
+    }
+    return 0.0f;
+}
+
+struct alignas(4) ComplexHalfBits {
+    uint16_t re, im;
+};
+struct alignas(8) ComplexFloat {
+    float re, im;
+};
+struct alignas(16) ComplexDouble {
+    double re, im;
+};
+
+/* c10::cast_and_store<float> */
+__device__ __forceinline__ void cast_and_store(ScalarT t, void *p, float v)
+{
+    switch (t) {
+    case ScalarT::Byte: *(uint8_t *)p = (uint8_t)(int64_t)v; return; /* via int64, as c10 */
+    case ScalarT::Char: *(int8_t *)p = (int8_t)v; return;
+    case ScalarT::Short: *(int16_t *)p = (int16_t)v; return;
+    case ScalarT::Int: *(int32_t *)p = (int32_t)v; return;
+    case ScalarT::Long: *(int64_t *)p = (int64_t)v; return;
+    case ScalarT::Half: *(uint16_t *)p = f32_to_half(v); return;
+    case ScalarT::Float: *(float *)p = v; return;
+    case ScalarT::Double: *(double *)p = (double)v; return;
+    case ScalarT::ComplexHalf: *(ComplexHalfBits *)p = ComplexHalfBits{f32_to_half(v), 0}; return;
+    case ScalarT::ComplexFloat: *(ComplexFloat *)p = ComplexFloat{v, 0.0f}; return;
+    case ScalarT::ComplexDouble: *(ComplexDouble *)p = ComplexDouble{(double)v, 0.0}; return;
+    case ScalarT::Bool: *(uint8_t *)p = v != 0.0f; return;
+    case ScalarT::BFloat16: *(uint16_t *)p = f32_to_bf16(v); return;
+    case ScalarT::Float8_e5m2: *(uint8_t *)p = f32_to_e5m2(v); return;
+    case ScalarT::Float8_e4m3fn: *(uint8_t *)p = f32_to_e4m3fn(v); return;
+    case ScalarT::Float8_e5m2fnuz: *(uint8_t *)p = f32_to_fnuz<0x8F, 0x85, 0x70, 16, 21, 0xFFFFF>(v); return;
+    case ScalarT::Float8_e4m3fnuz: *(uint8_t *)p = f32_to_fnuz<0x87, 0x8C, 0x78, 8, 20, 0x7FFFF>(v); return;
+    case ScalarT::UInt16: *(uint16_t *)p = (uint16_t)v; return;
+    case ScalarT::UInt32: *(uint32_t *)p = (uint32_t)v; return;
+    case ScalarT::UInt64: *(uint64_t *)p = (uint64_t)v; return;
+    case ScalarT::Float8_e8m0fnu: *(uint8_t *)p = f32_to_e8m0(v); return;
+    default:;
+    }
+    KB_CAST_UNSUPPORTED();
+}
+
+template <int NIN> struct CastPtrs {
+    char *v[NIN + 1]; /* [0] the result, then the operands */
+};
+/* memory::LoadWithCast<NIN> */
+template <int NIN> struct LoadCast {
+    ScalarT dtypes[NIN];
+    uint32_t element_sizes[NIN];
+    __device__ __forceinline__ float load(char *base, uint32_t offset, int arg) const
+    {
+        return fetch_and_cast(dtypes[arg], base + element_sizes[arg] * offset);
+    }
+};
+/* memory::StoreWithCast<1> */
+struct StoreCast {
+    ScalarT dtype;
+    uint32_t element_size;
+    __device__ __forceinline__ void store(float v, char *base, uint32_t offset) const
+    {
+        cast_and_store(dtype, base + element_size * offset, v);
+    }
+};
+
+constexpr int kCastWork = 4; /* elementwise_thread_work_size() */
+
+template <typename Fn, int NIN> struct CastApply;
+template <typename Fn> struct CastApply<Fn, 1> {
+    static __device__ __forceinline__ float apply(const Fn &f, const float (&a)[1]) { return f(a[0]); }
+};
+template <typename Fn> struct CastApply<Fn, 2> {
+    static __device__ __forceinline__ float apply(const Fn &f, const float (&a)[2]) { return f(a[0], a[1]); }
+};
+template <typename Fn> struct CastApply<Fn, 3> {
+    static __device__ __forceinline__ float apply(const Fn &f, const float (&a)[3]) { return f(a[0], a[1], a[2]); }
+};
+
+template <typename Fn, int NIN>
+__global__ void __launch_bounds__(kThreads)
+unrolled_cast_kernel(int n, Fn f, CastPtrs<NIN> data, LoadCast<NIN> loader, StoreCast storer)
+{
+    constexpr int kBlockWork = kCastWork * kThreads;
+    const int remaining = n - kBlockWork * (int)blockIdx.x;
+    const int idx = (int)blockIdx.x;
+    float results[kCastWork];
+    float args[kCastWork][NIN] = {};
+    int thread_idx = (int)threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < kCastWork; i++) {
+        if (thread_idx < remaining) {
+            const int linear_idx = thread_idx + kBlockWork * idx;
+#pragma unroll
+            for (int k = 0; k < NIN; k++)
+                args[i][k] = loader.load(data.v[k + 1], (uint32_t)linear_idx, k);
+            thread_idx += kThreads;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < kCastWork; i++)
+        if ((int)(threadIdx.x + i * kThreads) < remaining)
+            results[i] = CastApply<Fn, NIN>::apply(f, args[i]);
+    thread_idx = (int)threadIdx.x;
+#pragma unroll
+    for (int i = 0; i < kCastWork; i++) {
+        if (thread_idx < remaining) {
+            const int linear_idx = thread_idx + kBlockWork * idx;
+            storer.store(results[i], data.v[0], (uint32_t)linear_idx);
+            thread_idx += kThreads;
+        }
+    }
+}
+
+/* the ScalarType of an engine operand type (its uint8_t operands are bools) */
+template <typename T> struct ScalarTOf;
+template <> struct ScalarTOf<float> {
+    static constexpr ScalarT v = ScalarT::Float;
+};
+template <> struct ScalarTOf<uint8_t> {
+    static constexpr ScalarT v = ScalarT::Bool;
+};
+
+/* One 32-bit-indexable launch of unrolled_cast_kernel over contiguous operands: the functor on
+ * the common dtype (NeedsDynamicCast<Op>::fn_t), the operands' dtypes and sizes as arguments. */
+template <typename Op, int NIN>
+static void unrolled_cast_launch(cudaStream_t stream, char *const base[kMaxIn + 1], int64_t n)
+{
+    typedef typename NeedsDynamicCast<Op>::fn_t Fn;
+    const ScalarT dtypes[kMaxIn] = {ScalarTOf<typename Op::in0_t>::v, ScalarTOf<typename Op::in1_t>::v,
+                                    ScalarTOf<typename Op::in2_t>::v};
+    const uint32_t sizes[kMaxIn] = {sizeof(typename Op::in0_t), sizeof(typename Op::in1_t),
+                                    sizeof(typename Op::in2_t)};
+    CastPtrs<NIN> data;
+    LoadCast<NIN> loader;
+    for (int k = 0; k <= NIN; k++)
+        data.v[k] = base[k];
+    for (int k = 0; k < NIN; k++) {
+        loader.dtypes[k] = dtypes[k];
+        loader.element_sizes[k] = sizes[k];
+    }
+    StoreCast storer;
+    storer.dtype = ScalarTOf<typename Op::out_t>::v;
+    storer.element_size = sizeof(typename Op::out_t);
+    unrolled_cast_kernel<Fn, NIN><<<grid_for(n, (int64_t)kCastWork * kThreads), kThreads, 0, stream>>>(
+        (int)n, Fn(), data, loader, storer);
+}
+
 /* One elementwise launch. Shapes: `shape` (ndim) is the iteration shape; out_stride / in_stride
  * are element strides aligned to it (0 where an operand broadcasts); out_stride NULL means the
  * result is contiguous. */
@@ -664,6 +1072,11 @@ static void offset_launch(const Op &op, cudaStream_t stream, char *const base[kM
     int trivial = NeedsDynamicCast<Op>::v && cn == 1;
     for (int k = 0; k <= NIN && trivial; k++)
         trivial = cst[k][0] == 1;
+    if constexpr (NeedsDynamicCast<Op>::v)
+        if (fits32 && trivial) { /* launch_unrolled_kernel, with its dtype switches */
+            unrolled_cast_launch<Op, NIN>(stream, base, n);
+            return;
+        }
     /* legacy_offset_kernel's offsets are unsigned, as PyTorch's: a negative stride (flip) runs
      * index_offset_kernel's signed ones */
     int unsigned_ok = 1;
@@ -748,6 +1161,8 @@ static int launch(kb_ctx *ctx, const Op &op, void *out, const int64_t *out_strid
         if (!scalar[k] && ((uintptr_t)p % (esize[k] * kVecWidth)) != 0)
             vec_ok = 0;
     }
+    /* a casting op is never vectorized (needs_dynamic_casting); contiguous, it reaches
+     * unrolled_cast_kernel through offset_launch, after the 32-bit split */
     if (NeedsDynamicCast<Op>::v)
         vec_ok = 0;
     if (vec_ok) {
