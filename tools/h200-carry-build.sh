@@ -16,10 +16,10 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 cp -a --parents build/bin build/lib build/problems build/obj/problems build/obj/ops build/refhash \
     build/tests/check_problems build/tests/test_sandbox build/tests/gpu build/REVISION "$stage/"
-# the knob stamps (not the tool hashes: make writes those from the binaries there; not the model
-# checks): without them make there writes them new, newer than every carried compile record,
-# and recompiles every carried sample (session 10's s14 call)
-find build/stamps -maxdepth 2 -name '*.stamp' ! -path '*/models/*' -exec cp -a --parents {} "$stage/" \;
+# the knob stamps and the tools' content hashes (not the model checks): without them make there
+# writes them new, newer than every carried compile record, and recompiles every carried sample
+# (session 10's s14 call); carried, a hash is rewritten only if a binary's code differs there
+find build/stamps -maxdepth 2 \( -name '*.stamp' -o -name '*.sha' \) ! -path '*/models/*' -exec cp -a --parents {} "$stage/" \;
 # CARRY_SUBS='demo-naive ...': those models' compiled samples too (make compile MODEL=m first)
 for m in ${CARRY_SUBS:-}; do cp -a --parents "build/sub/$m" "$stage/"; done
 find "$stage/build/bin" "$stage/build/lib" "$stage/build/tests" -type f \( -perm -u+x -o -name '*.so' \) \
