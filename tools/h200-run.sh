@@ -61,6 +61,7 @@ lim() { local l=$(( $(left) - ${reserve:-15} )); [ "$l" -gt 5 ] || { echo "[skip
 # with the reference and tool hashes they were made with: restored artifacts are touched newer
 # than this call's stamps, then every hash file that differs from the saved one is touched newer
 # still, so make re-runs exactly what a changed reference or stage binary invalidates
+board() { nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | head -1; }
 s8_restore() {
     if [ -d artifacts/paper ]; then
         echo "artifacts of an earlier call on this (warm) machine: kept"
@@ -75,7 +76,7 @@ s8_restore() {
     sleep 1.1; find artifacts -type f -exec touch {} +
     echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts, $(find build/sub -name compile.h5 2>/dev/null | wc -l) compile records"
     # a timed artifact of another board is never compared with this one's (the tables leave it out)
-    local uuid; uuid=$(nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | head -1)
+    local uuid; uuid=$(board)
     if [ -f artifacts/.board ] && [ "$(cat artifacts/.board)" != "$uuid" ]; then
         echo "== WARNING: this is board $uuid, the carried artifacts were timed on $(cat artifacts/.board): their times and this call's never meet in one table"
     fi
@@ -88,7 +89,7 @@ s8_restore() {
     echo "hash files changed since the carried artifacts: $n"
 }
 s8_save() {
-    [ -d artifacts ] && nvidia-smi --query-gpu=uuid --format=csv,noheader 2>/dev/null | head -1 > artifacts/.board
+    [ -d artifacts ] && board > artifacts/.board
     rm -rf s8-hashes && mkdir -p s8-hashes && cp -a --parents build/refhash build/stamps/tools s8-hashes/
     tar czf "$OUT/s8.tgz" artifacts s8-hashes $(find build/sub -name '*.log' -prune -o -type f -print 2>/dev/null) 2>/dev/null; ls -la "$OUT/s8.tgz"
 }
