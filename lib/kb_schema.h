@@ -23,7 +23,9 @@
 #define KB_FILE_MEMORY KB_H5(KB_STAGE_MEMORY)
 #define KB_FILE_BASELINE KB_H5(KB_STAGE_BASELINE)
 
-/* the directories of an artifacts tree that are not models */
+/* the directories of an artifacts tree that are not models: the baselines, and the tables of
+ * `make report` (tables/) and of a scoped run (tables-<scope>/, e.g. PROBLEM=level1/019);
+ * tools/check-layout.awk refuses a model of these names */
 #define KB_DIR_BASELINE "baseline"
 #define KB_DIR_TABLES "tables"
 

@@ -568,6 +568,13 @@ static int check_sample_counts(const kb_report *r, size_t m, const char *models_
     return 0;
 }
 
+/* baseline/, tables/ and tables-<scope>/ (lib/kb_schema.h) */
+static int kb_dir_is_reserved(const char *name)
+{
+    size_t n = strlen(KB_DIR_TABLES);
+    return !strcmp(name, KB_DIR_BASELINE) || (!strncmp(name, KB_DIR_TABLES, n) && (!name[n] || name[n] == '-'));
+}
+
 int kb_report_load(kb_report *r, const char *artifacts, const char *const *problems, size_t n_problems,
                    const char *models_csv, const char *submissions, const char *reference_csv, kb_err *err)
 {
@@ -600,7 +607,7 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
         kb_note(&r->notes, 0, "%s: no artifacts yet (an empty tree; run make all): every problem counts as unsolved",
                 r->artifacts);
     for (size_t i = n_dirs; i-- > 0;) /* the tree's directories that are no model */
-        if (!strcmp(dirs[i], KB_DIR_BASELINE) || !strcmp(dirs[i], KB_DIR_TABLES)) {
+        if (kb_dir_is_reserved(dirs[i])) {
             free(dirs[i]);
             memmove(&dirs[i], &dirs[i + 1], (n_dirs - i - 1) * sizeof *dirs);
             n_dirs--;

@@ -2,8 +2,8 @@
 # tests/cpu/make_layout.sh -- Make refuses a submissions/ tree it would otherwise misread, before
 # any work, naming each entry and where it should go: a file in a problem's directory that is no
 # sample, a sample at the wrong depth (levelN/019_relu.cu, 019_relu/v2/s0.cu), Level1/, s0.CU, a
-# name with a space, a model with no level directory, a file at the top of submissions/, a
-# sample present as both .cu and .py, a problem that does not exist (with the closest names);
+# name with a space, a model with no level directory, a model named baseline or tables-*, a file
+# at the top of submissions/, a sample present as both .cu and .py, a problem that does not exist (with the closest names);
 # goals that read no submission (help, report, test-unit) still work meanwhile; a .py sample is
 # a cell of its own. Uses throw-away entries, removed on exit.
 set -uo pipefail
@@ -11,7 +11,7 @@ set -uo pipefail
 export KB_SKIP_GPU_CHECK=1
 m=zz-layout-test-$$
 d=submissions/$m/level1/019_relu
-trap 'rm -rf "submissions/$m" "submissions/$m-empty" "submissions/$m.cu"' EXIT
+trap 'rm -rf "submissions/$m" "submissions/$m-empty" "submissions/$m.cu" "submissions/tables-$m"' EXIT
 mkdir -p "$d"
 fail=0
 expect_error() { # what, grep pattern
@@ -49,6 +49,12 @@ layout "a space in a name" "$d/s 4.cu" "s 4.cu (a name with white space"
 layout "a sample not named sK" "$d/kernel.cu" "kernel.cu (not a sample"
 layout "a file at the top of submissions/" "submissions/$m.cu" "$m.cu (not a model directory"
 layout "a model with no level directory" "submissions/$m-empty/" "$m-empty (a model with no level1/"
+# the artifact tree's own directories (baseline/, tables/, a scoped run's tables-<scope>/) are no
+# model names: such a model's artifacts would be skipped by the tables or read as another's
+layout "a model named like the tables of a scoped run" "submissions/tables-$m/level1/" "tables-$m (a name the artifact tree keeps" "submissions/tables-$m"
+if [ ! -e submissions/baseline ]; then
+    layout "a model named baseline" "submissions/baseline/level1/" "baseline (a name the artifact tree keeps" "submissions/baseline"
+fi
 cp submissions/demo-naive/level1/019_relu/s0.cu "$d/s0.cu"
 expect_error "one sample as .cu and .py" "exist as both .cu and .py"
 rm "$d/s0.cu"

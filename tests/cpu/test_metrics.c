@@ -899,8 +899,8 @@ static int write_baseline(const char *root, int p, kb_err *err)
     return kb_artifact_finish(w, KB_OUT_OK, "", err);
 }
 
-/* DIR/artifacts/paper/{alpha,beta,baseline,unlisted}/..., DIR/models.csv. "unlisted" has no
- * samples and no order in models.csv (it sorts after the ordered models); alpha also holds a
+/* DIR/artifacts/paper/{alpha,beta,baseline,unlisted,tables,tables-level1_019_relu}/...,
+ * DIR/models.csv. "unlisted" has no samples and no order in models.csv (it sorts after the ordered models); alpha also holds a
  * problem outside the list (ignored, with a warning). */
 static int write_fixtures(const char *dir, kb_err *err)
 {
@@ -918,6 +918,14 @@ static int write_fixtures(const char *dir, kb_err *err)
     snprintf(path, sizeof path, "%s/alpha/level3/009_z/s0", root);
     if (kb_mkdirs(path, err) != 0)
         return -1;
+    /* the tables of make report and of a scoped run (make fidelity PROBLEM=...) live in the tree:
+     * neither is a model (the GPU suite's scoped fidelity once made every later report fail) */
+    const char *not_models[] = {"tables", "tables-level1_019_relu"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, not_models[i]);
+        if (kb_mkdirs(path, err) != 0 || kb_write_file_atomic(strcat(path, "/fidelity.csv"), "problem\n", 8, err) != 0)
+            return -1;
+    }
     const char *csv = "model,display_name,paper_name,order,provider,date,sampling,samples_per_problem,prompt_style\n"
                       "beta,Beta Model,GPT-5.5,1,OpenAI,2026-05-14,\"temperature=1.0, top_p=1.0\",5,kernelbench\n"
                       "alpha,\"Alpha, the first\",,2,this project,2026-11-29,-,4,hand-written\n"
