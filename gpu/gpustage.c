@@ -154,6 +154,14 @@ int kb_check_draw(kb_session *s, const kb_config *cfg, const kb_draw *inputs, co
             return -1;
         if (!(c->cmp[i].tau_req <= tau))
             c->pass = 0;
+        if ((flags & KB_CHECK_MAGNITUDE) && (flags & KB_CHECK_TF32)) {
+            /* the TF32 rule: the same bound with the operands' TF32 rounding added to its rtol */
+            double rt = srtol + KB_TF32_OPERAND_RTOL, at = satol * (rt / srtol);
+            kb_cmp_stats t;
+            if (kb_session_compare(s, (uint32_t)i, tau, at, rt, &t, err) != 0)
+                return -1;
+            c->tf32_excess[i] = t.scaled_excess;
+        }
     }
     return 0;
 }
@@ -164,6 +172,16 @@ int kb_check_strict_pass(const kb_check *c)
         return 0;
     for (int i = 0; i < c->n_outputs; i++)
         if (!(c->cmp[i].scaled_excess <= 1.0) || c->cmp[i].n_nan_out)
+            return 0;
+    return 1;
+}
+
+int kb_check_strict_pass_tf32(const kb_check *c)
+{
+    if (c->call.outcome != KB_OUT_OK || c->inputs_changed)
+        return 0;
+    for (int i = 0; i < c->n_outputs; i++)
+        if (!(c->tf32_excess[i] <= 1.0) || c->cmp[i].n_nan_out)
             return 0;
     return 1;
 }

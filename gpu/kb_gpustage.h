@@ -93,17 +93,22 @@ typedef struct kb_check {
     int n_outputs;
     int pass;                     /* call ok and every output within tau */
     int inputs_changed;           /* the call modified an input or parameter */
+    double tf32_excess[KB_MAX_OUTPUTS]; /* KB_CHECK_TF32: scaled excess under the TF32 bound */
 } kb_check;
 
 enum {
     KB_CHECK_POISON = 1u << 0,     /* NaN-fill the outputs before the call */
     KB_CHECK_INPUT_HASH = 1u << 1, /* inputs must be unchanged by the call */
     KB_CHECK_MAGNITUDE = 1u << 2,  /* strict: magnitude reference and scaled bound */
-    KB_CHECK_NO_DRAW = 1u << 3     /* use the inputs as they are (already drawn or perturbed) */
+    KB_CHECK_NO_DRAW = 1u << 3,    /* use the inputs as they are (already drawn or perturbed) */
+    KB_CHECK_TF32 = 1u << 4        /* with MAGNITUDE: also the TF32 bound (kb_check.tf32_excess) */
 };
 /* The strict pass rule for a check: inputs unchanged, every output within the scaled bound and
  * free of NaN. */
 int kb_check_strict_pass(const kb_check *c);
+/* The same under the TF32 rule's bound (KB_TF32_OPERAND_RTOL added to the scaled bound's rtol;
+ * the check ran with KB_CHECK_TF32). */
+int kb_check_strict_pass_tf32(const kb_check *c);
 
 /* tau for an output dtype under the config. */
 double kb_tau_for(const kb_config *cfg, kb_dtype t);

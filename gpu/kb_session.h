@@ -85,6 +85,12 @@ int kb_session_draw(kb_session *s, const kb_draw *inputs, const kb_draw *params,
  * (magnitude = 1; the inputs must be re-drawn afterwards). Returns -1 if the reference failed;
  * *nonfinite is set if its output holds NaN or inf. */
 int kb_session_reference(kb_session *s, int magnitude, int *nonfinite, kb_err *err);
+/* Whether PyTorch's TF32 mode changes the problem's result on the current inputs: the reference
+ * at the session's math into the reference buffers and at KB_MATH_TF32 into the magnitude
+ * buffers (need_magnitude), *differs = some output's bits differ. The strict protocol's TF32
+ * rule accepts TF32 math exactly where this holds (docs/protocols.md). Leaves both buffers
+ * overwritten: draw again before a check. */
+int kb_session_tf32_differs(kb_session *s, int *differs, kb_err *err);
 /* Fills every output with poison (NaN for floats). */
 int kb_session_poison(kb_session *s, kb_err *err);
 /* One forward call in the child. Returns 0 if the child answered (even with a failure, see

@@ -16,7 +16,7 @@ int kb_probe_stale(const kb_probe_ctx *c, kb_probe_result *r, kb_outcome *outcom
     in.seed = kb_seed(c->cfg, c->problem_id, KB_SEED_PROBE, 1);
     kb_draw par = params_draw(c);
     kb_check c1, c2;
-    const unsigned f = KB_CHECK_POISON | KB_CHECK_MAGNITUDE;
+    const unsigned f = KB_CHECK_POISON | KB_CHECK_MAGNITUDE | (c->tf32_rule ? KB_CHECK_TF32 : 0u);
     if (kb_check_draw(c->s, c->cfg, &in, &par, f, &c1, err) != 0)
         return -1;
     if (c1.call.outcome != KB_OUT_OK) {
@@ -35,16 +35,20 @@ int kb_probe_stale(const kb_probe_ctx *c, kb_probe_result *r, kb_outcome *outcom
         snprintf(detail, dlen, "stale-cache probe: %s", c2.call.detail);
     } else if (!c2.skipped) {
         r->stale = !kb_check_strict_pass(&c2);
+        if (c->tf32_rule)
+            r->stale_tf32 = !kb_check_strict_pass_tf32(&c2);
     }
     return 0;
 }
 
-int kb_probe_precision(const kb_probe_ctx *c, kb_probe_result *r, kb_outcome *outcome, char *detail, size_t dlen,
-                       kb_err *err)
+/* Inputs and parameters 1 + U(0, width): how near the output is to the all-ones reference
+ * (*downgrade, *ratio; unchanged when the probe cannot tell). */
+static int precision_at(const kb_probe_ctx *c, double width, uint32_t seed_k, int *downgrade, double *ratio,
+                        kb_outcome *outcome, char *detail, size_t dlen, kb_err *err)
 {
-    kb_draw ones = {kb_seed(c->cfg, c->problem_id, KB_SEED_PROBE, 2), 1.0, 1, {KB_GEN_CONST, 1.0, 0}, 0.0};
+    kb_draw ones = {kb_seed(c->cfg, c->problem_id, KB_SEED_PROBE, seed_k), 1.0, 1, {KB_GEN_CONST, 1.0, 0}, 0.0};
     kb_draw near = ones;
-    near.gen = (kb_gen){KB_GEN_UNIFORM, 1.0, 1.0 + 1.0 / 4096.0};
+    near.gen = (kb_gen){KB_GEN_UNIFORM, 1.0, 1.0 + width};
     int nf1 = 0, nf2 = 0;
     kb_call_outcome co;
     if (kb_session_draw(c->s, &ones, &ones, err) != 0 || kb_session_reference(c->s, 1, &nf1, err) != 0 ||
@@ -74,8 +78,43 @@ int kb_probe_precision(const kb_probe_ctx *c, kb_probe_result *r, kb_outcome *ou
      * rounding (relative L2 distance of the two references >= 1e-4, about 2^11 fp32 ulps);
      * otherwise an honest kernel could land nearer either. */
     if (ref_sq > 0.0 && sqrt(d_refs / ref_sq) >= 1e-4 && isfinite(d_exact) && isfinite(d_round)) {
-        r->precision_ratio = d_exact > 0.0 ? d_round / d_exact : INFINITY;
-        r->downgrade = d_round < 0.25 * d_exact;
+        *ratio = d_exact > 0.0 ? d_round / d_exact : INFINITY;
+        *downgrade = d_round < 0.25 * d_exact;
+    }
+    return 0;
+}
+
+int kb_probe_precision(const kb_probe_ctx *c, kb_probe_result *r, kb_outcome *outcome, char *detail, size_t dlen,
+                       kb_err *err)
+{
+    return precision_at(c, 1.0 / 4096.0, 2, &r->downgrade, &r->precision_ratio, outcome, detail, dlen, err);
+}
+
+int kb_probe_precision_tf32(const kb_probe_ctx *c, kb_probe_result *r, kb_outcome *outcome, char *detail,
+                            size_t dlen, kb_err *err)
+{
+    if (precision_at(c, 1.0 / 256.0, 3, &r->downgrade_bf16, &r->precision_ratio_bf16, outcome, detail, dlen, err) != 0)
+        return -1;
+    if (*outcome != KB_OUT_OK || !kb_session_alive(c->s))
+        return 0;
+    /* fp16's range: every input and parameter scaled by 2^-24 (fp16's smallest subnormal; fp32
+     * and TF32 keep all their bits there), judged by the TF32 bound */
+    kb_draw in = c->inputs, par = {kb_seed(c->cfg, c->problem_id, KB_SEED_PROBE, 4), 0x1p-24, 0, {KB_GEN_RAND, 0, 0}, 0.0};
+    in.seed = kb_seed(c->cfg, c->problem_id, KB_SEED_PROBE, 5);
+    in.scale = 0x1p-24;
+    kb_check k;
+    if (kb_check_draw(c->s, c->cfg, &in, &par, KB_CHECK_POISON | KB_CHECK_MAGNITUDE | KB_CHECK_TF32, &k, err) != 0)
+        return -1;
+    if (k.call.outcome != KB_OUT_OK) {
+        *outcome = k.call.outcome;
+        snprintf(detail, dlen, "fp16-range probe: %s", k.call.detail);
+        return 0;
+    }
+    if (!k.skipped) {
+        r->range_fail = !kb_check_strict_pass_tf32(&k);
+        r->range_excess = 0.0;
+        for (int i = 0; i < k.n_outputs; i++)
+            r->range_excess = fmax(r->range_excess, k.tf32_excess[i]);
     }
     return 0;
 }

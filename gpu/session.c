@@ -641,17 +641,19 @@ int kb_session_draw(kb_session *s, const kb_draw *inputs, const kb_draw *params,
     return 0;
 }
 
-int kb_session_reference(kb_session *s, int magnitude, int *nonfinite, kb_err *err)
+/* The reference of the current inputs into the magnitude buffers (to_mag) or the reference
+ * buffers; abs_inputs first replaces every input by |x| (the magnitude reference). */
+static int reference_into(kb_session *s, int abs_inputs, int to_mag, int *nonfinite, kb_err *err)
 {
     if (!s->ctx)
         return kb_errf(err, KB_EXIT_FAIL, "session opened without need_reference");
-    if (magnitude && !s->mag[0])
+    if (to_mag && !s->mag[0])
         return kb_errf(err, KB_EXIT_FAIL, "session opened without need_magnitude");
     kb_input *ins = s->ref_ins;
     kb_output *outs = s->ref_outs;
     for (uint32_t i = 0; i < s->p->n_inputs; i++) {
         const kb_tensor_spec *sp = &s->p->inputs[i];
-        if (magnitude && kb_dev_abs(s->in[i], sp->dtype, kb_shape_numel(sp->ndim, sp->shape), s->stream, err) != 0)
+        if (abs_inputs && kb_dev_abs(s->in[i], sp->dtype, kb_shape_numel(sp->ndim, sp->shape), s->stream, err) != 0)
             return -1;
         ins[i].name = sp->name;
         ins[i].dtype = sp->dtype;
@@ -665,7 +667,7 @@ int kb_session_reference(kb_session *s, int magnitude, int *nonfinite, kb_err *e
         outs[i].dtype = sp->dtype;
         outs[i].ndim = sp->ndim;
         memcpy(outs[i].shape, sp->shape, sizeof outs[i].shape);
-        outs[i].data = magnitude ? s->mag[i] : s->ref[i];
+        outs[i].data = to_mag ? s->mag[i] : s->ref[i];
     }
     kb_args a = {KB_ABI_VERSION, s->p->n_inputs, ins, s->p->n_outputs, outs, s->stream};
     kb_ctx_clear_error(s->ctx);
@@ -686,6 +688,34 @@ int kb_session_reference(kb_session *s, int magnitude, int *nonfinite, kb_err *e
             if (st.n_nan_ref || st.n_inf_ref)
                 *nonfinite = 1;
         }
+    }
+    return 0;
+}
+
+int kb_session_reference(kb_session *s, int magnitude, int *nonfinite, kb_err *err)
+{
+    return reference_into(s, magnitude, magnitude, nonfinite, err);
+}
+
+int kb_session_tf32_differs(kb_session *s, int *differs, kb_err *err)
+{
+    *differs = 0;
+    if (!s->ctx || !s->mag[0])
+        return kb_errf(err, KB_EXIT_FAIL, "session opened without need_magnitude");
+    int nf = 0;
+    if (reference_into(s, 0, 0, &nf, err) != 0)
+        return -1;
+    kb_ctx_set_math(s->ctx, KB_MATH_TF32);
+    int rc = reference_into(s, 0, 1, &nf, err);
+    kb_ctx_set_math(s->ctx, s->o.ref_math);
+    if (rc != 0)
+        return -1;
+    for (uint32_t i = 0; i < s->p->n_outputs; i++) {
+        kb_cmp_stats st;
+        if (kb_session_compare_refs(s, i, &st, err) != 0)
+            return -1;
+        if (st.n_bitwise_diff > 0)
+            *differs = 1;
     }
     return 0;
 }

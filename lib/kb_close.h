@@ -56,6 +56,12 @@ KB_HD double kb_close_scaled_excess(double ref, double out, double mag, double a
     return d == 0.0 ? 0.0 : (bound > 0.0 ? d / bound : INFINITY);
 }
 
+/* The strict protocol's TF32 rule (docs/protocols.md): where PyTorch's TF32 mode computes in
+ * TF32, each product's two operands may carry TF32's rounding, truncation at worst: relative error
+ * < 2^-10 each, so |error| <= (2^-9 + 2^-20) x sum|a||b|. The scaled bound's rtol grows by this
+ * (mag is that sum of magnitudes); the second-order term is inside the bound's fp32 part. */
+#define KB_TF32_OPERAND_RTOL (1.0 / 512.0)
+
 /* Error statistics of one output tensor against its reference (one comparison). */
 typedef struct kb_cmp_stats {
     int64_t n;            /* elements compared */

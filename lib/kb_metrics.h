@@ -96,6 +96,7 @@ typedef struct kb_sample_rec {
                                * first wrong trial: a looser tau is then undetermined) */
     /* verify-distributions.h5 */
     int hidden_pass;          /* @verified == 1 (1), 0, -1 missing */
+    int hidden_pass_tf32;     /* @verified_tf32 (the TF32 condition's verdict); @verified where absent */
     char ver_outcome[32];
     char reason[256];         /* @reason */
     size_t n_dists;
@@ -156,6 +157,7 @@ typedef enum kb_gate_kind { KB_GATE_STANDARD = 0, KB_GATE_VERIFIED = 1 } kb_gate
 typedef struct kb_gate {
     kb_gate_kind kind;
     double tau;
+    int tf32; /* the TF32 condition's verified check: the TF32 verdict (hidden_pass_tf32) */
 } kb_gate;
 
 typedef enum kb_cond { KB_COND_FP32_STD = 0, KB_COND_FP32_VER, KB_COND_TF32_STD, KB_COND_TF32_VER } kb_cond;

@@ -17,8 +17,13 @@ extern "C" {
 typedef struct kb_probe_result {
     int deterministic;      /* the same inputs twice gave the same bits: 1, 0; -1 not run */
     int stale;              /* new values at the same addresses gave the old result: 1, 0; -1 */
+    int stale_tf32;         /* ... judged by the TF32 rule's bound: 1, 0; -1 (not that rule) */
     int downgrade;          /* the output matches inputs rounded to <= 10 mantissa bits: 1, 0; -1 */
     double precision_ratio; /* squared distance to the rounded-input reference / to the exact one; NaN */
+    int downgrade_bf16;     /* TF32 rule: the output matches inputs rounded to <= 7 mantissa bits: 1, 0; -1 */
+    double precision_ratio_bf16; /* ... its distance ratio; NaN */
+    int range_fail;         /* TF32 rule: inputs scaled by 2^-24 fail the TF32 bound (fp16's range): 1, 0; -1 */
+    double range_excess;    /* ... the largest excess over the TF32 bound there; NaN */
     int escapes;            /* calls whose work escaped args->stream (kb_probe_escaped) */
     int thread_growth;      /* calls that left host threads running */
     int inputs_changed;     /* draws on which the call modified an input */
@@ -51,6 +56,11 @@ void kb_append(char *buf, size_t len, const char *text);
  * finding (the sample is rejected), else 0. */
 int kb_probe_verdict(const kb_probe_result *r, int nondeterministic_ok, const char *scan_verdict,
                      const char *scan_reasons, char *text, size_t tlen, char *reason, size_t rlen);
+/* The same for the TF32 condition under the TF32 rule (tf32_rule = 1): the stale-cache finding
+ * by the TF32 bound, and instead of the 10-bit precision finding the two below TF32's precision
+ * (bf16's mantissa, fp16's range). tf32_rule = 0 is kb_probe_verdict. */
+int kb_probe_verdict_rule(const kb_probe_result *r, int tf32_rule, int nondeterministic_ok, const char *scan_verdict,
+                          const char *scan_reasons, char *text, size_t tlen, char *reason, size_t rlen);
 
 #ifdef __cplusplus
 }

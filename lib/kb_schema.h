@@ -84,6 +84,11 @@
 #define KB_ATTR_TRIALS_PASSED "trials_passed"
 #define KB_ATTR_TIMED "timed"
 #define KB_ATTR_VERIFIED "verified" /* verify-distributions */
+/* verify-distributions, the TF32 condition's verdict (strict's TF32 rule; the FP32 one elsewhere) */
+#define KB_ATTR_TF32_RULE "tf32_rule"
+#define KB_ATTR_VERIFIED_TF32 "verified_tf32"
+#define KB_ATTR_OUTCOME_TF32 "outcome_tf32"
+#define KB_ATTR_REASON_TF32 "reason_tf32"
 #define KB_ATTR_REASON "reason"
 
 /* ---- sanity-check.h5 --------------------------------------------------------------------------- */

@@ -77,7 +77,7 @@ void kb_sample_init(kb_sample_rec *s, const char *name)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, "%s", name);
-    s->compiled = s->calls_library = s->std_correct = s->hidden_pass = -1;
+    s->compiled = s->calls_library = s->std_correct = s->hidden_pass = s->hidden_pass_tf32 = -1;
     s->trials_run = s->trials_passed = -1;
     s->std_complete = 0;
     s->kernel_ms = s->peak_bytes = s->std_tau_req = s->hid_tau_req = s->tau = NAN;
@@ -109,7 +109,8 @@ kb_base kb_cond_base(kb_cond c) { return (c == KB_COND_TF32_STD || c == KB_COND_
 
 kb_gate kb_cond_gate(kb_cond c)
 {
-    kb_gate g = {(c == KB_COND_FP32_VER || c == KB_COND_TF32_VER) ? KB_GATE_VERIFIED : KB_GATE_STANDARD, NAN};
+    kb_gate g = {(c == KB_COND_FP32_VER || c == KB_COND_TF32_VER) ? KB_GATE_VERIFIED : KB_GATE_STANDARD, NAN,
+                 c == KB_COND_TF32_VER};
     return g;
 }
 
@@ -123,7 +124,7 @@ int kb_sample_passes(const kb_sample_rec *s, kb_gate g)
     if (isnan(g.tau)) {
         if (s->std_correct != 1)
             return 0;
-        return g.kind == KB_GATE_STANDARD || s->hidden_pass == 1;
+        return g.kind == KB_GATE_STANDARD || (g.tf32 ? s->hidden_pass_tf32 : s->hidden_pass) == 1;
     }
     if (!s->std_complete || !within(s->std_tau_req, g.tau))
         return 0;
@@ -437,7 +438,7 @@ static void dist_add(const kb_sample_rec *s, kb_dist_counts *out, size_t cap, si
 size_t kb_dist_tally(const kb_data *d, size_t model, int best_only, kb_dist_counts *out, size_t cap)
 {
     size_t n = 0;
-    kb_gate std = {KB_GATE_STANDARD, NAN};
+    kb_gate std = {KB_GATE_STANDARD, NAN, 0};
     for (size_t p = 0; p < d->n_problems; p++) {
         if (!kb_problem_counts(&d->problems[p], 0))
             continue;

@@ -8,8 +8,8 @@
 void kb_probe_result_init(kb_probe_result *r)
 {
     memset(r, 0, sizeof *r);
-    r->deterministic = r->stale = r->downgrade = -1;
-    r->precision_ratio = NAN;
+    r->deterministic = r->stale = r->stale_tf32 = r->downgrade = r->downgrade_bf16 = r->range_fail = -1;
+    r->precision_ratio = r->precision_ratio_bf16 = r->range_excess = NAN;
 }
 
 int kb_probe_escaped(const kb_msg_called *c)
@@ -46,6 +46,12 @@ void kb_append(char *buf, size_t len, const char *text)
 int kb_probe_verdict(const kb_probe_result *r, int nondeterministic_ok, const char *scan_verdict,
                      const char *scan_reasons, char *text, size_t tlen, char *reason, size_t rlen)
 {
+    return kb_probe_verdict_rule(r, 0, nondeterministic_ok, scan_verdict, scan_reasons, text, tlen, reason, rlen);
+}
+
+int kb_probe_verdict_rule(const kb_probe_result *r, int tf32_rule, int nondeterministic_ok, const char *scan_verdict,
+                          const char *scan_reasons, char *text, size_t tlen, char *reason, size_t rlen)
+{
     int found = 0;
     char t[640];
     if (r->deterministic == 0 && !nondeterministic_ok) {
@@ -53,17 +59,33 @@ int kb_probe_verdict(const kb_probe_result *r, int nondeterministic_ok, const ch
         kb_append(reason, rlen, "nondeterministic");
         found = 1;
     }
-    if (r->stale == 1) {
+    if ((tf32_rule ? r->stale_tf32 : r->stale) == 1) {
         kb_append(text, tlen, "stale cache: new values at the same addresses gave the old result");
         kb_append(reason, rlen, "stale cache");
         found = 1;
     }
-    if (r->downgrade == 1) {
+    if (!tf32_rule && r->downgrade == 1) {
         snprintf(t, sizeof t,
                  "precision downgrade: the output matches inputs rounded to <= 10 mantissa bits (squared distance ratio %.3g)",
                  r->precision_ratio);
         kb_append(text, tlen, t);
         kb_append(reason, rlen, "precision downgrade");
+        found = 1;
+    }
+    if (tf32_rule && r->downgrade_bf16 == 1) {
+        snprintf(t, sizeof t,
+                 "precision downgrade below TF32: the output matches inputs rounded to <= 7 mantissa bits, bf16 (squared distance ratio %.3g)",
+                 r->precision_ratio_bf16);
+        kb_append(text, tlen, t);
+        kb_append(reason, rlen, "precision downgrade (bf16)");
+        found = 1;
+    }
+    if (tf32_rule && r->range_fail == 1) {
+        snprintf(t, sizeof t,
+                 "precision downgrade below TF32: inputs scaled by 2^-24 fail the TF32 bound (%.3g x), fp16's range",
+                 r->range_excess);
+        kb_append(text, tlen, t);
+        kb_append(reason, rlen, "precision downgrade (fp16 range)");
         found = 1;
     }
     if (r->escapes) {

@@ -250,6 +250,9 @@ static void load_verify(const char *dir, const char *protocol, kb_sample_rec *s,
         snprintf(proto, sizeof proto, "%s", protocol ? protocol : "");
     int ran = attr_i64(r, KB_ROOT, KB_ATTR_RAN, 1) != 0;
     s->hidden_pass = ran && attr_i64(r, KB_ROOT, KB_ATTR_VERIFIED, 0) == 1;
+    /* the TF32 condition's verdict: an artifact from before the TF32 rule (or of the paper
+     * protocol, where the two are one) has the one verdict */
+    s->hidden_pass_tf32 = ran ? (int)(attr_i64(r, KB_ROOT, KB_ATTR_VERIFIED_TF32, s->hidden_pass) == 1) : 0;
 
     char **names = NULL, **outc = NULL;
     size_t nn = 0, no = 0, nr = 0, nsk = 0, np = 0;
@@ -497,7 +500,7 @@ static void extraction_failure(const kb_extract_row *x, kb_sample_rec *s)
     snprintf(s->std_outcome, sizeof s->std_outcome, "%s", s->compile_outcome);
     snprintf(s->ver_outcome, sizeof s->ver_outcome, "%s", s->compile_outcome);
     snprintf(s->reason, sizeof s->reason, "%s", x->reason);
-    s->std_correct = s->hidden_pass = 0;
+    s->std_correct = s->hidden_pass = s->hidden_pass_tf32 = 0;
     s->trials_run = s->trials_passed = 0;
     s->std_tau_req = s->hid_tau_req = INFINITY; /* passes at no tolerance */
 }

@@ -157,7 +157,7 @@ static int rows_cells(const kb_report *r, kbt_out *o, kb_err *err)
                 kbt_c_num(o, s->kernel_ms);
                 kbt_c_str(o, s->ver_outcome[0] ? s->ver_outcome : "missing");
                 kbt_c_int(o, s->hidden_pass);
-                kbt_c_int(o, kb_sample_passes(s, (kb_gate){KB_GATE_VERIFIED, NAN}));
+                kbt_c_int(o, kb_sample_passes(s, (kb_gate){KB_GATE_VERIFIED, NAN, 0}));
                 kbt_c_str(o, s->reason);
                 kbt_c_str(o, failed);
                 kbt_c_num(o, s->hid_tau_req);
@@ -188,7 +188,7 @@ static int rows_tolerance(const kb_report *r, kbt_out *o, kb_err *err)
             for (int t = 0; t < 3; t++)
                 for (int gk = 0; gk < 2; gk++)
                     for (int b = 0; b < KB_N_BASE; b++) {
-                        kb_gate g = {(kb_gate_kind)gk, kbt_tol_taus[t]};
+                        kb_gate g = {(kb_gate_kind)gk, kbt_tol_taus[t], 0};
                         kb_metrics mt;
                         kb_metrics_compute(d, m, level, g, (kb_base)b, &mt);
                         int na = gk == KB_GATE_VERIFIED && !r->hidden_tau_based;

@@ -214,7 +214,7 @@ void kbt_problem_reason(const kb_cell_rec *c, char *buf, size_t len)
         snprintf(buf, len, "no_submission");
         return;
     }
-    kb_gate ver = {KB_GATE_VERIFIED, NAN};
+    kb_gate ver = {KB_GATE_VERIFIED, NAN, 0};
     if (kb_best_sample(c->samples, c->n, ver) >= 0)
         return;
     kb_tally t = {0};

@@ -251,8 +251,8 @@ static void md_tolerance(kbt_out *o, const kb_report *r)
     for (size_t m = 0; m < d->n_models; m++)
         for (int t = 0; t < 3; t++) {
             kb_metrics s, v;
-            kb_metrics_compute(d, m, 0, (kb_gate){KB_GATE_STANDARD, kbt_tol_taus[t]}, KB_BASE_FP32, &s);
-            kb_metrics_compute(d, m, 0, (kb_gate){KB_GATE_VERIFIED, kbt_tol_taus[t]}, KB_BASE_TF32, &v);
+            kb_metrics_compute(d, m, 0, (kb_gate){KB_GATE_STANDARD, kbt_tol_taus[t], 0}, KB_BASE_FP32, &s);
+            kb_metrics_compute(d, m, 0, (kb_gate){KB_GATE_VERIFIED, kbt_tol_taus[t], 0}, KB_BASE_TF32, &v);
             int na = !r->hidden_tau_based;
             fprintf(o->f, "| %s | %s | %s | %s | %s | %s | %s | %s | %zu |\n", kbt_md_esc(r->models[m].display),
                     kbt_h_tau(kbt_tol_taus[t]), kbt_h_pct(s.correctness, 0), kbt_h_sig(s.speedup, 0), kbt_h_pct(s.fast[3], 0),

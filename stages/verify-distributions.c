@@ -18,6 +18,13 @@
  *   scan            the compile stage's symbol scan did not reject the object
  * Parameters and inputs live at the same addresses for every draw, so a cache keyed by pointer
  * returns stale results on the next draw and fails the comparison.
+ *
+ * The strict protocol's TF32 rule: where PyTorch's TF32 mode changes the problem's result (its
+ * reference at KB_MATH_TF32 differs from the exact one on the first draw: the GEMMs, the
+ * convolutions), a second verdict for the TF32 condition accepts TF32 math: the bound's rtol
+ * grows by the operands' TF32 rounding (KB_TF32_OPERAND_RTOL) and the 10-bit precision probe
+ * gives way to two that find what lies below TF32 (bf16's mantissa, fp16's range). Elsewhere,
+ * and in the paper protocol, the TF32 verdict is the FP32 one.
  */
 #include <math.h>
 #include <stdio.h>
@@ -43,10 +50,16 @@ typedef struct vd_run {
     char detail[2048], reason[1024];
     int n_pass, n_skip, n_fail, n_out;
     kb_probe_result pr;
+    /* the TF32 rule (strict only): -1 not judged, 0 the problem is not TF32 in PyTorch's TF32 mode, 1 it is */
+    int tf32_rule;
+    int dpass_tf32[MAX_DISTS], n_fail_tf32;
+    double dexcess_tf32[MAX_DISTS];
+    kb_outcome outcome_tf32;
+    char detail_tf32[2048], reason_tf32[1024];
 } vd_run;
 
-/* Why draw d failed, from its worst output. */
-static void note_failure(const kb_protocol *P, vd_run *v, size_t d)
+/* Why draw d failed, from its worst output (tf32: under the TF32 rule's bound, into its texts). */
+static void note_failure(const kb_protocol *P, vd_run *v, size_t d, int tf32)
 {
     const kb_check *c = &v->checks[d];
     const kb_cmp_stats *w = &c->cmp[0];
@@ -54,6 +67,15 @@ static void note_failure(const kb_protocol *P, vd_run *v, size_t d)
         if ((P->scaled_bound ? c->cmp[i].scaled_excess > w->scaled_excess : c->cmp[i].tau_req > w->tau_req))
             w = &c->cmp[i];
     char text[512], r[64];
+    if (tf32) {
+        snprintf(text, sizeof text, "%s: error %.3g x the TF32 bound", v->dists[d].name, v->dexcess_tf32[d]);
+        if (c->inputs_changed)
+            snprintf(text, sizeof text, "%s: an input was modified", v->dists[d].name);
+        kb_append(v->detail_tf32, sizeof v->detail_tf32, text);
+        snprintf(r, sizeof r, "fails %s", v->dists[d].name);
+        kb_append(v->reason_tf32, sizeof v->reason_tf32, r);
+        return;
+    }
     const char *name = v->dists[d].name;
     if ((P->check_flags & KB_PCHECK_INPUT_HASH) && c->inputs_changed)
         snprintf(text, sizeof text, "%s: an input was modified", name);
@@ -83,7 +105,8 @@ static int check_dists(const kb_cell_stage *c, const kb_protocol *P, kb_session 
         }
         v->dseed[d] = (int64_t)in.seed;
         kb_check *k = &v->checks[d];
-        if (kb_check_draw(s, &c->st.cfg, &in, &par, P->check_flags, k, err) != 0)
+        unsigned flags = P->check_flags | (v->tf32_rule == 1 ? (unsigned)KB_CHECK_TF32 : 0u);
+        if (kb_check_draw(s, &c->st.cfg, &in, &par, flags, k, err) != 0)
             return -1;
         v->dran[d] = 1;
         if (k->call.outcome != KB_OUT_OK) {
@@ -97,38 +120,93 @@ static int check_dists(const kb_cell_stage *c, const kb_protocol *P, kb_session 
             continue;
         }
         kb_probe_note_call(&v->pr, &k->call.called, P->probes, d == 0, k->inputs_changed);
+        if (v->tf32_rule == 1) {
+            v->dexcess_tf32[d] = 0.0;
+            for (int i = 0; i < v->n_out; i++)
+                v->dexcess_tf32[d] = fmax(v->dexcess_tf32[d], k->tf32_excess[i]);
+            v->dpass_tf32[d] = kb_check_strict_pass_tf32(k);
+            if (!v->dpass_tf32[d]) {
+                v->n_fail_tf32++;
+                note_failure(P, v, d, 1);
+            }
+        }
         v->dpass[d] = P->scaled_bound ? kb_check_strict_pass(k) : k->pass;
         if (v->dpass[d]) {
             v->n_pass++;
             continue;
         }
         v->n_fail++;
-        note_failure(P, v, d);
+        note_failure(P, v, d, 0);
+    }
+    if (v->tf32_rule == 1) {
+        v->outcome_tf32 = v->outcome != KB_OUT_OK ? v->outcome : v->n_fail_tf32 > 0 ? KB_OUT_WRONG : KB_OUT_OK;
+        if (v->outcome != KB_OUT_OK) {
+            snprintf(v->detail_tf32, sizeof v->detail_tf32, "%s", v->detail);
+            snprintf(v->reason_tf32, sizeof v->reason_tf32, "%s", v->reason);
+        }
     }
     if (v->outcome == KB_OUT_OK && v->n_fail > 0)
         v->outcome = KB_OUT_WRONG;
     return 0;
 }
 
-/* The strict probes on a sample that passed every distribution, and their verdict. */
+/* The TF32 rule's question, on the first distribution's draw (strict only). */
+static int judge_tf32_rule(const kb_cell_stage *c, kb_session *s, vd_run *v, kb_err *err)
+{
+    kb_draw in = v->dists[0].inputs;
+    in.seed = kb_seed(&c->st.cfg, c->p->id, KB_SEED_DIST, 0);
+    kb_draw par = {kb_seed(&c->st.cfg, c->p->id, KB_SEED_PARAMS, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
+    int differs = 0;
+    if (kb_session_draw(s, &in, &par, err) != 0 || kb_session_tf32_differs(s, &differs, err) != 0)
+        return -1;
+    v->tf32_rule = differs;
+    return 0;
+}
+
+/* The strict probes on a sample that passed every distribution (under either verdict's bound),
+ * and the verdicts drawn from them. A call that fails in a probe is both verdicts' outcome. */
 static int run_probes(const kb_cell_stage *c, kb_session *s, vd_run *v, kb_err *err)
 {
-    kb_probe_ctx pc = {s, &c->st.cfg, c->p->id, v->dists[0].inputs, v->n_out};
-    if (kb_probe_stale(&pc, &v->pr, &v->outcome, v->detail, sizeof v->detail, err) != 0)
+    kb_probe_ctx pc = {s, &c->st.cfg, c->p->id, v->dists[0].inputs, v->n_out, v->tf32_rule == 1};
+    int fp32_ok = v->outcome == KB_OUT_OK, tf32_ok = v->tf32_rule == 1 && v->outcome_tf32 == KB_OUT_OK;
+    kb_outcome o = KB_OUT_OK;
+    char d[2048] = "";
+    if (kb_probe_stale(&pc, &v->pr, &o, d, sizeof d, err) != 0)
         return -1;
-    if (v->outcome == KB_OUT_OK && kb_session_alive(s) &&
-        kb_probe_precision(&pc, &v->pr, &v->outcome, v->detail, sizeof v->detail, err) != 0)
+    if (o == KB_OUT_OK && kb_session_alive(s) && fp32_ok &&
+        kb_probe_precision(&pc, &v->pr, &o, d, sizeof d, err) != 0)
         return -1;
-    if (v->outcome != KB_OUT_OK || !kb_session_alive(s))
+    if (o == KB_OUT_OK && kb_session_alive(s) && tf32_ok &&
+        kb_probe_precision_tf32(&pc, &v->pr, &o, d, sizeof d, err) != 0)
+        return -1;
+    if (o == KB_OUT_OK && kb_session_alive(s) &&
+        kb_probe_determinism(&pc, &v->pr, &o, d, sizeof d, err) != 0)
+        return -1;
+    if (o != KB_OUT_OK) {
+        if (fp32_ok) {
+            v->outcome = o;
+            snprintf(v->detail, sizeof v->detail, "%s", d);
+        }
+        if (tf32_ok) {
+            v->outcome_tf32 = o;
+            snprintf(v->detail_tf32, sizeof v->detail_tf32, "%s", d);
+        }
         return 0;
-    if (kb_probe_determinism(&pc, &v->pr, &v->outcome, v->detail, sizeof v->detail, err) != 0)
-        return -1;
+    }
+    if (!kb_session_alive(s))
+        return 0;
+    int nd_ok = (c->p->flags & KB_PROB_NONDETERMINISTIC) != 0;
     char text[1400] = "";
-    if (v->outcome == KB_OUT_OK &&
-        kb_probe_verdict(&v->pr, (c->p->flags & KB_PROB_NONDETERMINISTIC) != 0, c->verdict, c->reasons, text,
-                         sizeof text, v->reason, sizeof v->reason)) {
+    if (fp32_ok && kb_probe_verdict_rule(&v->pr, 0, nd_ok, c->verdict, c->reasons, text, sizeof text, v->reason,
+                                         sizeof v->reason)) {
         v->outcome = KB_OUT_REJECTED;
         kb_append(v->detail, sizeof v->detail, text);
+    }
+    text[0] = '\0';
+    if (tf32_ok && kb_probe_verdict_rule(&v->pr, 1, nd_ok, c->verdict, c->reasons, text, sizeof text,
+                                         v->reason_tf32, sizeof v->reason_tf32)) {
+        v->outcome_tf32 = KB_OUT_REJECTED;
+        kb_append(v->detail_tf32, sizeof v->detail_tf32, text);
     }
     return 0;
 }
@@ -152,6 +230,12 @@ static void write_distributions(kb_h5w *w, const kb_cell_stage *c, const vd_run 
         x[d] = v->dpass[d];
     kb_h5w_i64v(w, "/distributions/pass", x, n, NULL);
     kb_h5w_i64v(w, "/distributions/seed", v->dseed, n, NULL);
+    if (v->tf32_rule == 1) {
+        for (size_t d = 0; d < n; d++)
+            x[d] = v->dpass_tf32[d];
+        kb_h5w_i64v(w, "/distributions/pass_tf32", x, n, NULL);
+        kb_h5w_f64v(w, "/distributions/tf32_excess", v->dexcess_tf32, n, NULL);
+    }
     for (size_t d = 0; d < n; d++)
         x[d] = v->checks[d].inputs_changed;
     kb_h5w_i64v(w, "/distributions/inputs_changed", x, n, NULL);
@@ -173,6 +257,23 @@ static void write_distributions(kb_h5w *w, const kb_cell_stage *c, const vd_run 
         snprintf(g, sizeof g, "/distributions/outputs/%s", c->p->outputs[i].name);
         kb_record_cmp(w, g, cmp, n);
     }
+}
+
+/* The largest error over the distributions that ran, in units of the strict bound (tf32: of the
+ * TF32 rule's); NaN outside strict. The margins of docs/protocols.md's TF32 rule. */
+static double excess_max(const vd_run *v, int tf32)
+{
+    double m = NAN;
+    for (size_t d = 0; d < v->nd && d < MAX_DISTS; d++) {
+        if (!v->dran[d] || v->checks[d].skipped || v->checks[d].call.outcome != KB_OUT_OK)
+            continue;
+        double x = tf32 ? v->dexcess_tf32[d] : 0.0;
+        if (!tf32)
+            for (int i = 0; i < v->n_out; i++)
+                x = fmax(x, v->checks[d].cmp[i].scaled_excess);
+        m = isnan(m) ? x : fmax(m, x);
+    }
+    return m;
 }
 
 static int write_artifact(kb_cell_stage *c, const vd_run *v, const char *log_tail, kb_err *err)
@@ -197,6 +298,18 @@ static int write_artifact(kb_cell_stage *c, const vd_run *v, const char *log_tai
     kb_h5w_attr_i64(w, "/probes", "py_ext_called", r->py_calls ? r->py_ext_called : -1);
     kb_h5w_attr_i64(w, "/probes", "precision_downgrade", r->downgrade);
     kb_h5w_attr_f64(w, "/probes", "precision_distance_ratio", r->precision_ratio);
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_TF32_RULE, v->tf32_rule);
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_VERIFIED_TF32, v->outcome_tf32 == KB_OUT_OK);
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_OUTCOME_TF32, kb_outcome_name(v->outcome_tf32));
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_REASON_TF32, v->reason_tf32);
+    kb_h5w_attr_str(w, KB_ROOT, "detail_tf32", v->detail_tf32);
+    kb_h5w_attr_f64(w, KB_ROOT, "excess_max", excess_max(v, 0));
+    kb_h5w_attr_f64(w, KB_ROOT, "tf32_excess_max", v->tf32_rule == 1 ? excess_max(v, 1) : NAN);
+    kb_h5w_attr_i64(w, "/probes", "stale_cache_tf32", r->stale_tf32);
+    kb_h5w_attr_i64(w, "/probes", "precision_downgrade_bf16", r->downgrade_bf16);
+    kb_h5w_attr_f64(w, "/probes", "precision_distance_ratio_bf16", r->precision_ratio_bf16);
+    kb_h5w_attr_i64(w, "/probes", "fp16_range_fail", r->range_fail);
+    kb_h5w_attr_f64(w, "/probes", "fp16_range_excess", r->range_excess);
     write_distributions(w, c, v);
     kb_h5w_text(w, "/log", log_tail ? log_tail : "");
     return kb_gpu_stage_finish(&c->st, w, v->outcome, v->detail, err);
@@ -223,13 +336,24 @@ int main(int argc, char **argv)
     snprintf(v.detail, sizeof v.detail, "%s", ready.detail);
     v.n_out = (int)c.p->n_outputs < KB_MAX_OUTPUTS ? (int)c.p->n_outputs : KB_MAX_OUTPUTS;
     kb_probe_result_init(&v.pr);
+    v.tf32_rule = -1;
+    if (P->scaled_bound && v.outcome == KB_OUT_OK && judge_tf32_rule(&c, s, &v, &err) != 0)
+        return kb_stage_fail(c.bin, &err);
     if (check_dists(&c, P, s, &v, &err) != 0)
         return kb_stage_fail(c.bin, &err);
-    if (P->probes && v.outcome == KB_OUT_OK && kb_session_alive(s)) {
+    if (P->probes && (v.outcome == KB_OUT_OK || (v.tf32_rule == 1 && v.outcome_tf32 == KB_OUT_OK)) &&
+        kb_session_alive(s)) {
         if (run_probes(&c, s, &v, &err) != 0)
             return kb_stage_fail(c.bin, &err);
-    } else if (P->probes && v.outcome == KB_OUT_WRONG && v.pr.inputs_changed) {
+    }
+    if (P->probes && v.outcome == KB_OUT_WRONG && v.pr.inputs_changed)
         kb_append(v.reason, sizeof v.reason, "modifies inputs");
+    if (P->probes && v.tf32_rule == 1 && v.outcome_tf32 == KB_OUT_WRONG && v.pr.inputs_changed)
+        kb_append(v.reason_tf32, sizeof v.reason_tf32, "modifies inputs");
+    if (v.tf32_rule != 1) { /* no TF32 rule here: the TF32 condition's verdict is the FP32 one */
+        v.outcome_tf32 = v.outcome;
+        snprintf(v.reason_tf32, sizeof v.reason_tf32, "%s", v.reason);
+        snprintf(v.detail_tf32, sizeof v.detail_tf32, "%s", v.detail);
     }
     char *log_tail = kb_session_log_tail(s, 16384);
     kb_session_close(s);
@@ -237,9 +361,16 @@ int main(int argc, char **argv)
     free(log_tail);
     if (rc != 0)
         return kb_stage_fail(c.bin, &err);
-    kb_progress(&c.st, "%s %d/%zu pass, %d skipped%s%s", v.outcome == KB_OUT_OK ? "VERIFIED" : kb_outcome_name(v.outcome),
-                v.n_pass, v.nd, v.n_skip, v.reason[0] ? " | " : "", v.reason);
+    char tf32_text[1200] = "";
+    if (v.tf32_rule == 1)
+        snprintf(tf32_text, sizeof tf32_text, " | TF32 rule: %s%s%s (errors up to %.3g x the TF32 bound, %.3g x the fp32 one)",
+                 v.outcome_tf32 == KB_OUT_OK ? "VERIFIED" : kb_outcome_name(v.outcome_tf32), v.reason_tf32[0] ? ", " : "",
+                 v.reason_tf32, excess_max(&v, 1), excess_max(&v, 0));
+    kb_progress(&c.st, "%s %d/%zu pass, %d skipped%s%s%s", v.outcome == KB_OUT_OK ? "VERIFIED" : kb_outcome_name(v.outcome),
+                v.n_pass, v.nd, v.n_skip, v.reason[0] ? " | " : "", v.reason, tf32_text);
     if (v.outcome != KB_OUT_OK && v.detail[0])
         printf("    %s\n", v.detail);
+    if (v.tf32_rule == 1 && v.outcome_tf32 != KB_OUT_OK && v.detail_tf32[0])
+        printf("    TF32 rule: %s\n", v.detail_tf32);
     return 0;
 }

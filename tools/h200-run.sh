@@ -39,6 +39,7 @@
 #       extracted from responses/demo-extract, built here: .h200-carry/extract.txz), then the
 #       GPU suite over L1/019 in the time left
 #   s15 (prepared in session 10 for session 11): every call of that session; see its branch
+#   s16 (session 11, #15): the TF32 rule on the GEMM and softmax samples, both protocols; the GPU suite
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -467,6 +468,26 @@ elif [ "$phase" = s15 ]; then
     tail -45 "$OUT/gpu-suite.txt"
     tar czf "$OUT/tables.tgz" artifacts/paper/tables 2>/dev/null
     s8_save
+elif [ "$phase" = s16 ]; then
+    # session 11, issue #15: the strict protocol's TF32 rule on the GEMMs (demo-hacks 001 s0/s1
+    # TF32 cuBLAS/WMMA, s2 bf16, s3 fp16 operands; demo-tuned's TF32 GEMMs; demo-naive's exact
+    # ones) and the softmax hacks (023 s1: no max subtracted), both protocols for the verdict
+    # table; then the GPU suite over L1/019. Build carried (CARRY_SUBS='demo-hacks demo-tuned demo-naive')
+    ps=level1/001_square_matmul,level1/003_batched_matmul,level1/023_softmax
+    for p in strict paper; do
+        reserve=$([ $p = strict ] && echo 260 || echo 200) lim make -j6 -k cells baselines PROTOCOL=$p PROBLEM=$ps \
+            MODEL="demo-hacks demo-tuned demo-naive" 2>&1 | tee -a "$OUT/tf32-$p.txt" | grep -v '^kb:' | grep -vE '^\[.*(compile|sanity-check|memory|baseline-time) ' | tail -40
+    done
+    for f in artifacts/strict/demo-*/level1/{001_square_matmul,003_batched_matmul,023_softmax}/s*/verify-distributions.h5; do
+        [ -f "$f" ] || continue
+        echo "$f"
+        for a in verified reason tf32_rule verified_tf32 reason_tf32 excess_max tf32_excess_max; do printf '  %s=%s' $a "$(build/bin/kb-h5get "$f" / $a 2>/dev/null)"; done; echo
+        for a in precision_downgrade precision_distance_ratio precision_downgrade_bf16 precision_distance_ratio_bf16 fp16_range_fail fp16_range_excess stale_cache stale_cache_tf32; do printf '  %s=%s' $a "$(build/bin/kb-h5get "$f" /probes $a 2>/dev/null)"; done; echo
+    done | tee "$OUT/tf32-verdicts.txt"
+    VERDICT_PROBLEMS="level1/001_square_matmul level1/023_softmax" tools/verdicts.sh artifacts "$OUT/verdicts-tf32.csv"
+    tar czf "$OUT/s16-artifacts.tgz" artifacts 2>/dev/null
+    GPU_SUITE_PROBLEMS=level1/019_relu reserve=15 lim tests/gpu/run.sh > "$OUT/gpu-suite.txt" 2>&1
+    tail -40 "$OUT/gpu-suite.txt"
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call

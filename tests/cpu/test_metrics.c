@@ -164,6 +164,7 @@ static void make_record(const spec *s, kb_sample_rec *r)
     r->std_tau_req = s->std_tau;
     r->std_complete = s->trials == 5;
     r->hidden_pass = s->hidden;
+    r->hidden_pass_tf32 = s->hidden; /* no verified_tf32 in the files: the one verdict */
     snprintf(r->ver_outcome, sizeof r->ver_outcome, "%s", s->verify);
     snprintf(r->reason, sizeof r->reason, "%s", s->reason);
     if (compiled(s)) {
@@ -211,7 +212,7 @@ static kb_metrics metrics(const kb_data *d, size_t m, int level, kb_cond c)
 static kb_metrics metrics_tau(const kb_data *d, size_t m, kb_gate_kind k, double tau, kb_base b)
 {
     kb_metrics mt;
-    kb_metrics_compute(d, m, 0, (kb_gate){k, tau}, b, &mt);
+    kb_metrics_compute(d, m, 0, (kb_gate){k, tau, 0}, b, &mt);
     return mt;
 }
 
@@ -239,7 +240,7 @@ static void test_gates_as_recorded(void **state)
     (void)state;
     kb_data d;
     build(&d);
-    kb_gate std = {KB_GATE_STANDARD, NAN}, ver = {KB_GATE_VERIFIED, NAN};
+    kb_gate std = {KB_GATE_STANDARD, NAN, 0}, ver = {KB_GATE_VERIFIED, NAN, 0};
     const kb_cell_rec *a = kb_data_cell(&d, ALPHA, PA);
     assert_true(kb_sample_passes(&a->samples[1], std));  /* the D4 hack passes the standard check */
     assert_false(kb_sample_passes(&a->samples[1], ver)); /* ... and not the verified one */
@@ -263,26 +264,48 @@ static void test_gates_at_tau(void **state)
     kb_data d;
     build(&d);
     const kb_sample_rec *a0 = &kb_data_cell(&d, ALPHA, PA)->samples[0]; /* std 1e-5, hidden 2e-4 */
-    assert_true(kb_sample_passes(a0, (kb_gate){KB_GATE_VERIFIED, 1e-3}));
-    assert_true(kb_sample_passes(a0, (kb_gate){KB_GATE_VERIFIED, 2e-4})); /* pass(tau) == tau_req <= tau */
-    assert_false(kb_sample_passes(a0, (kb_gate){KB_GATE_VERIFIED, 1e-4}));
-    assert_true(kb_sample_passes(a0, (kb_gate){KB_GATE_STANDARD, 1e-4}));
+    assert_true(kb_sample_passes(a0, (kb_gate){KB_GATE_VERIFIED, 1e-3, 0}));
+    assert_true(kb_sample_passes(a0, (kb_gate){KB_GATE_VERIFIED, 2e-4, 0})); /* pass(tau) == tau_req <= tau */
+    assert_false(kb_sample_passes(a0, (kb_gate){KB_GATE_VERIFIED, 1e-4, 0}));
+    assert_true(kb_sample_passes(a0, (kb_gate){KB_GATE_STANDARD, 1e-4, 0}));
     /* the wrong sample stopped at trial 0 (tau_req 5e-3): undetermined at 1e-2, failed at 1e-3 */
     const kb_sample_rec *w = &kb_data_cell(&d, ALPHA, PC)->samples[0];
-    assert_false(kb_sample_passes(w, (kb_gate){KB_GATE_STANDARD, 1e-2}));
-    assert_true(kb_sample_undetermined(w, (kb_gate){KB_GATE_STANDARD, 1e-2}));
-    assert_false(kb_sample_undetermined(w, (kb_gate){KB_GATE_STANDARD, 1e-3}));
-    assert_false(kb_sample_undetermined(w, (kb_gate){KB_GATE_STANDARD, NAN}));
+    assert_false(kb_sample_passes(w, (kb_gate){KB_GATE_STANDARD, 1e-2, 0}));
+    assert_true(kb_sample_undetermined(w, (kb_gate){KB_GATE_STANDARD, 1e-2, 0}));
+    assert_false(kb_sample_undetermined(w, (kb_gate){KB_GATE_STANDARD, 1e-3, 0}));
+    assert_false(kb_sample_undetermined(w, (kb_gate){KB_GATE_STANDARD, NAN, 0}));
     /* a compile error never passes, whatever the tolerance */
     const kb_sample_rec *ce = &kb_data_cell(&d, ALPHA, PB)->samples[0];
-    assert_false(kb_sample_passes(ce, (kb_gate){KB_GATE_STANDARD, 1.0}));
-    assert_false(kb_sample_undetermined(ce, (kb_gate){KB_GATE_STANDARD, 1.0}));
+    assert_false(kb_sample_passes(ce, (kb_gate){KB_GATE_STANDARD, 1.0, 0}));
+    assert_false(kb_sample_undetermined(ce, (kb_gate){KB_GATE_STANDARD, 1.0, 0}));
     /* unknown tau_req (NaN) never passes */
     kb_sample_rec s = *a0;
     s.hid_tau_req = NAN;
-    assert_false(kb_sample_passes(&s, (kb_gate){KB_GATE_VERIFIED, 1.0}));
-    assert_true(kb_sample_passes(&s, (kb_gate){KB_GATE_STANDARD, 1.0}));
+    assert_false(kb_sample_passes(&s, (kb_gate){KB_GATE_VERIFIED, 1.0, 0}));
+    assert_true(kb_sample_passes(&s, (kb_gate){KB_GATE_STANDARD, 1.0, 0}));
     kb_data_free(&d);
+}
+
+/* The strict protocol's TF32 rule: a sample whose TF32 verdict passes (TF32 math where PyTorch's
+ * TF32 mode uses it) and whose FP32 verdict fails is correct under TF32 x verified only. */
+static void test_tf32_verdict(void **state)
+{
+    (void)state;
+    kb_sample_rec s;
+    kb_sample_init(&s, "s0");
+    s.std_correct = 1;
+    s.hidden_pass = 0;
+    s.hidden_pass_tf32 = 1;
+    assert_true(kb_sample_passes(&s, kb_cond_gate(KB_COND_FP32_STD)));
+    assert_false(kb_sample_passes(&s, kb_cond_gate(KB_COND_FP32_VER)));
+    assert_true(kb_sample_passes(&s, kb_cond_gate(KB_COND_TF32_STD)));
+    assert_true(kb_sample_passes(&s, kb_cond_gate(KB_COND_TF32_VER)));
+    s.hidden_pass = 1; /* a bf16 GEMM: rejected under both */
+    s.hidden_pass_tf32 = 0;
+    assert_true(kb_sample_passes(&s, kb_cond_gate(KB_COND_FP32_VER)));
+    assert_false(kb_sample_passes(&s, kb_cond_gate(KB_COND_TF32_VER)));
+    s.hidden_pass = s.hidden_pass_tf32 = 0;
+    assert_false(kb_sample_passes(&s, kb_cond_gate(KB_COND_TF32_VER)));
 }
 
 static void test_conditions(void **state)
@@ -311,7 +334,7 @@ static void test_best_of_n(void **state)
     (void)state;
     kb_data d;
     build(&d);
-    kb_gate std = {KB_GATE_STANDARD, NAN}, ver = {KB_GATE_VERIFIED, NAN};
+    kb_gate std = {KB_GATE_STANDARD, NAN, 0}, ver = {KB_GATE_VERIFIED, NAN, 0};
     const kb_cell_rec *c = kb_data_cell(&d, ALPHA, PA);
     assert_int_equal(kb_best_sample(c->samples, c->n, std), 1); /* the fastest correct one */
     assert_int_equal(kb_best_sample(c->samples, c->n, ver), 0);
@@ -1016,6 +1039,7 @@ static void compare_sample(const kb_sample_rec *got, const kb_sample_rec *want)
     assert_num(got->std_tau_req, want->std_tau_req);
     assert_int_equal(got->std_complete, want->std_complete);
     assert_int_equal(got->hidden_pass, want->hidden_pass);
+    assert_int_equal(got->hidden_pass_tf32, want->hidden_pass_tf32);
     assert_string_equal(got->ver_outcome, want->ver_outcome);
     assert_string_equal(got->reason, want->reason);
     assert_int_equal(got->n_dists, want->n_dists);
@@ -1231,6 +1255,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cells_sorted_and_levels),
         cmocka_unit_test(test_gates_as_recorded),
         cmocka_unit_test(test_gates_at_tau),
+        cmocka_unit_test(test_tf32_verdict),
         cmocka_unit_test(test_conditions),
         cmocka_unit_test(test_best_of_n),
         cmocka_unit_test(test_alpha_fp32_standard),

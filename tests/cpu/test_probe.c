@@ -9,6 +9,10 @@
  *   - nondeterminism is no finding for a problem flagged nondeterministic;
  *   - all findings together appear in one fixed order, "; "-separated, after what the reason
  *     held before (a stage appends to its own reason);
+ *   - the TF32 rule's verdict (kb_probe_verdict_rule, tf32_rule = 1): a 10-bit downgrade (TF32
+ *     itself) and the FP32 bound's stale finding are no findings there; the bf16 and fp16-range
+ *     findings and the TF32 bound's stale finding are, with their reasons; without the rule those
+ *     two are ignored;
  *   - kb_probe_note_call: escaped work (more than 0.1 ms and 5% of the event time found by the
  *     device synchronisation), thread growth except on the first draw, modified inputs, and a
  *     .py target's ext_calls note (counted with or without probes).
@@ -82,6 +86,48 @@ static void test_each_finding(void **state)
     }
 }
 
+static void test_tf32_rule(void **state)
+{
+    (void)state;
+    char text[1400], reason[1024];
+    kb_probe_result r = clean();
+    r.downgrade = 1; /* TF32 math rounds 1 + U(0, 2^-12) to 1.0 too */
+    r.precision_ratio = 0.002;
+    r.stale = 1; /* judged by the FP32 bound, a TF32 kernel's second call fails it */
+    r.stale_tf32 = 0;
+    r.downgrade_bf16 = 0;
+    r.precision_ratio_bf16 = 9.5;
+    r.range_fail = 0;
+    r.range_excess = 0.01;
+    text[0] = reason[0] = '\0';
+    KBT_CHECK(kb_probe_verdict_rule(&r, 1, 0, "clean", "", text, sizeof text, reason, sizeof reason) == 0,
+              "a TF32 kernel rejected under the TF32 rule: %s", text);
+    KBT_CHECK(kb_probe_verdict(&r, 0, "clean", "", text, sizeof text, reason, sizeof reason) == 1 &&
+                  strstr(reason, "precision downgrade") && strstr(reason, "stale cache"),
+              "without the rule: '%s'", reason);
+    struct {
+        int bf16, range, stale;
+        const char *word;
+    } cases[] = {{1, 0, 0, "precision downgrade (bf16)"},
+                 {0, 1, 0, "precision downgrade (fp16 range)"},
+                 {0, 0, 1, "stale cache"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kb_probe_result q = r;
+        q.downgrade_bf16 = cases[i].bf16;
+        q.range_fail = cases[i].range;
+        q.stale_tf32 = cases[i].stale;
+        text[0] = reason[0] = '\0';
+        KBT_CHECK(kb_probe_verdict_rule(&q, 1, 0, "clean", "", text, sizeof text, reason, sizeof reason) == 1 &&
+                      !strcmp(reason, cases[i].word),
+                  "case %zu: reason '%s', want '%s'", i, reason, cases[i].word);
+        q.stale = 0;
+        q.downgrade = 0;
+        text[0] = reason[0] = '\0';
+        KBT_CHECK(kb_probe_verdict_rule(&q, 0, 0, "clean", "", text, sizeof text, reason, sizeof reason) == 0,
+                  "case %zu: a TF32-rule finding counted without the rule: '%s'", i, reason);
+    }
+}
+
 static void test_nondeterministic_problem(void **state)
 {
     (void)state;
@@ -149,7 +195,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_and_not_run), cmocka_unit_test(test_each_finding),
         cmocka_unit_test(test_nondeterministic_problem), cmocka_unit_test(test_all_in_order),
-        cmocka_unit_test(test_note_call),
+        cmocka_unit_test(test_note_call), cmocka_unit_test(test_tf32_rule),
     };
     return cmocka_run_group_tests_name("probe", tests, NULL, NULL);
 }
