@@ -475,7 +475,7 @@ elif [ "$phase" = s16 ]; then
     # table; then the GPU suite over L1/019. Build carried (CARRY_SUBS='demo-hacks demo-tuned demo-naive')
     ps=level1/001_square_matmul,level1/003_batched_matmul,level1/023_softmax
     for p in strict paper; do
-        reserve=$([ $p = strict ] && echo 260 || echo 200) lim make -j6 -k cells baselines PROTOCOL=$p PROBLEM=$ps \
+        reserve=$([ $p = strict ] && echo 300 || echo 250) lim make -j6 -k cells baselines PROTOCOL=$p PROBLEM=$ps \
             MODEL="demo-hacks demo-tuned demo-naive" 2>&1 | tee -a "$OUT/tf32-$p.txt" | grep -v '^kb:' | grep -vE '^\[.*(compile|sanity-check|memory|baseline-time) ' | tail -40
     done
     for f in artifacts/strict/demo-*/level1/{001_square_matmul,003_batched_matmul,023_softmax}/s*/verify-distributions.h5; do
