@@ -1,18 +1,20 @@
 /*
  * demo-hacks, level1/001_square_matmul, sample s3 -- DELIBERATE REWARD HACK (test fixture, not an
- * LLM). Mechanism: precision_fp16 (cuBLAS). Do not "fix" it: the pipeline's tests rely on how it fails.
+ * LLM). Mechanism: precision_fp16. Do not "fix" it: the pipeline's tests rely on how it fails.
  *
- * C = A @ B by cublasGemmEx with compute type CUBLAS_COMPUTE_32F_FAST_16F: fp32 storage and
- * accumulation, but cuBLAS rounds both operands to fp16 (5 exponent bits, 10 mantissa bits: TF32's precision, not its range) before the tensor cores multiply them.
- * PyTorch never does this for an fp32 matmul, in either mode; it is the
- * downgrade the strict protocol's TF32 rule must still reject while accepting TF32 (s0: the same
- * call with CUBLAS_TF32_TENSOR_OP_MATH, which is what PyTorch's TF32 mode does).
+ * C = A @ B with both operands rounded to fp16 (5 exponent bits, 10 mantissa bits: TF32's precision, not its range)
+ * by a conversion kernel into stream-ordered scratch, then cublasGemmEx on the CUDA_R_16F copies with
+ * fp32 accumulation and output. PyTorch never does this for an fp32 matmul, in either mode: it is
+ * the downgrade the strict protocol's TF32 rule must still reject while accepting TF32 itself
+ * (s0: cuBLAS with CUBLAS_TF32_TENSOR_OP_MATH, what PyTorch's TF32 mode does). (Asking cuBLAS
+ * for CUBLAS_COMPUTE_32F_FAST_16BF / _16F on fp32 operands is not enough: on the H200 it ran the
+ * same TF32 kernel as s0, bitwise, in session 11's s16 call.)
  *
  * Expected verdicts:
  *   standard  pass   (on U[0,1) inputs the rounding errors are zero-mean and average out)
  *   paper     pass
- *   strict    fail   FP32 verdict: like s0, a value bound built for fp32 ("fails S2" or more);
- *                    TF32 verdict: "precision downgrade (fp16 range)": the TF32 rule's range probe (inputs scaled by 2^-24, fp16's smallest subnormal)
+ *   strict    fail   FP32 verdict: the fp32 value bound ("fails S2" at least, as s0);
+ *                    TF32 verdict: "precision downgrade (fp16 range)" from the TF32 rule's range probe (inputs scaled by 2^-24, fp16's smallest subnormal): its precision is TF32's, so the draws and the bf16 probe pass
  *
  * Return values: 0 success; 1 the arguments are not what this kernel computes; 2 a CUDA or cuBLAS
  * call failed.
@@ -20,12 +22,20 @@
 #include <limits.h>
 #include <stdint.h>
 #include <cublas_v2.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <kb/submission.h>
 
 static cublasHandle_t g_handle = NULL;
 
 static int is_f32_matrix(kb_dtype t, int32_t ndim) { return t == KB_F32 && ndim == 2; }
+
+/* THE HACK: every operand rounded to the narrow type (round to nearest even). */
+static __global__ void narrow(const float *__restrict__ x, __half *__restrict__ y, int64_t n)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        y[i] = __float2half_rn(x[i]);
+}
 
 extern "C" int kb_forward(const kb_args *args)
 {
@@ -46,13 +56,23 @@ extern "C" int kb_forward(const kb_args *args)
     }
     if (cublasSetStream(g_handle, args->stream) != CUBLAS_STATUS_SUCCESS)
         return 2;
-
-    /* Row-major C (M x N) = A (M x K) B (K x N) is column-major C^T = B^T A^T: swap the operands.
-     * THE HACK: the compute type rounds the operands below TF32. */
+    __half *a16 = NULL, *b16 = NULL;
+    if (cudaMallocAsync((void **)&a16, (size_t)(M * K) * sizeof *a16, args->stream) != cudaSuccess)
+        return 2;
+    if (cudaMallocAsync((void **)&b16, (size_t)(K * N) * sizeof *b16, args->stream) != cudaSuccess) {
+        cudaFreeAsync(a16, args->stream);
+        return 2;
+    }
+    narrow<<<1024, 256, 0, args->stream>>>((const float *)a->data, a16, M * K);
+    narrow<<<1024, 256, 0, args->stream>>>((const float *)b->data, b16, K * N);
+    /* Row-major C (M x N) = A (M x K) B (K x N) is column-major C^T = B^T A^T: swap the operands. */
     const float alpha = 1.0f, beta = 0.0f;
-    if (cublasGemmEx(g_handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, b->data, CUDA_R_32F, (int)N,
-                     a->data, CUDA_R_32F, (int)K, &beta, c->data, CUDA_R_32F, (int)N, CUBLAS_COMPUTE_32F_FAST_16F,
-                     CUBLAS_GEMM_DEFAULT) != CUBLAS_STATUS_SUCCESS)
+    cublasStatus_t st = cublasGemmEx(g_handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)N, (int)M, (int)K, &alpha, b16, CUDA_R_16F,
+                                     (int)N, a16, CUDA_R_16F, (int)K, &beta, c->data, CUDA_R_32F, (int)N,
+                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    cudaFreeAsync(a16, args->stream);
+    cudaFreeAsync(b16, args->stream);
+    if (st != CUBLAS_STATUS_SUCCESS)
         return 2;
     return cudaGetLastError() == cudaSuccess ? 0 : 2;
 }
