@@ -64,30 +64,29 @@ int kb_probe_verdict_rule(const kb_probe_result *r, int tf32_rule, int nondeterm
         kb_append(reason, rlen, "stale cache");
         found = 1;
     }
-    if (!tf32_rule && r->downgrade == 1) {
-        snprintf(t, sizeof t,
-                 "precision downgrade: the output matches inputs rounded to <= 10 mantissa bits (squared distance ratio %.3g)",
-                 r->precision_ratio);
-        kb_append(text, tlen, t);
-        kb_append(reason, rlen, "precision downgrade");
-        found = 1;
-    }
-    if (tf32_rule && r->downgrade_bf16 == 1) {
-        snprintf(t, sizeof t,
-                 "precision downgrade below TF32: the output matches inputs rounded to <= 7 mantissa bits, bf16 (squared distance ratio %.3g)",
-                 r->precision_ratio_bf16);
-        kb_append(text, tlen, t);
-        kb_append(reason, rlen, "precision downgrade (bf16)");
-        found = 1;
-    }
-    if (tf32_rule && r->range_fail == 1) {
-        snprintf(t, sizeof t,
-                 "precision downgrade below TF32: inputs scaled by 2^-24 fail the TF32 bound (%.3g x), fp16's range",
-                 r->range_excess);
-        kb_append(text, tlen, t);
-        kb_append(reason, rlen, "precision downgrade (fp16 range)");
-        found = 1;
-    }
+    /* the precision findings: 10 bits under the FP32 verdict; below TF32 under the TF32 rule */
+    const struct {
+        int on;
+        const char *fmt, *word;
+        double x;
+    } prec[] = {
+        {!tf32_rule && r->downgrade == 1,
+         "precision downgrade: the output matches inputs rounded to <= 10 mantissa bits (squared distance ratio %.3g)",
+         "precision downgrade", r->precision_ratio},
+        {tf32_rule && r->downgrade_bf16 == 1,
+         "precision downgrade below TF32: the output matches inputs rounded to <= 7 mantissa bits, bf16 (squared distance ratio %.3g)",
+         "precision downgrade (bf16)", r->precision_ratio_bf16},
+        {tf32_rule && r->range_fail == 1,
+         "precision downgrade below TF32: inputs scaled by 2^-24 fail the TF32 bound (%.3g x), fp16's range",
+         "precision downgrade (fp16 range)", r->range_excess},
+    };
+    for (size_t i = 0; i < sizeof prec / sizeof prec[0]; i++)
+        if (prec[i].on) {
+            snprintf(t, sizeof t, prec[i].fmt, prec[i].x);
+            kb_append(text, tlen, t);
+            kb_append(reason, rlen, prec[i].word);
+            found = 1;
+        }
     if (r->escapes) {
         kb_append(text, tlen, "work outside args->stream (found by device synchronisation)");
         kb_append(reason, rlen, "side stream");
