@@ -40,6 +40,7 @@
 #       GPU suite over L1/019 in the time left
 #   s15 (prepared in session 10 for session 11): every call of that session; see its branch
 #   s16 (session 11, #15): the TF32 rule on the GEMM and softmax samples, both protocols; the GPU suite
+#   s17 (prepared in session 11 for the next): the bf16/fp16 GEMMs, make all demo-naive PROTOCOL=strict
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -488,6 +489,25 @@ elif [ "$phase" = s16 ]; then
     tar czf "$OUT/s16-artifacts.tgz" artifacts 2>/dev/null
     GPU_SUITE_PROBLEMS=level1/019_relu reserve=15 lim tests/gpu/run.sh > "$OUT/gpu-suite.txt" 2>&1
     tail -40 "$OUT/gpu-suite.txt"
+elif [ "$phase" = s17 ]; then
+    # prepared in session 11 for the next (#15), run as it is by every call, each going on where
+    # the last stopped (warm calls back to back: one board): (1) the bf16 / fp16-operand GEMMs
+    # (demo-hacks 001 s2, s3: expected FP32 verdict fail; TF32 verdict "precision downgrade
+    # (bf16)" or a failed draw, "precision downgrade (fp16 range)"); (2) make all
+    # MODEL=demo-naive PROTOCOL=strict over all 100 problems: the false-rejection rate of every
+    # strict check at full scale (tools/false-rejections.sh); several calls
+    s8_restore
+    a=artifacts/strict/demo-hacks/level1/001_square_matmul
+    reserve=60 lim make -j2 --no-print-directory PROTOCOL=strict $a/s2/verify-distributions.h5 $a/s3/verify-distributions.h5 2>&1 | grep -v '^kb:'
+    for s in 2 3; do
+        f=$a/s$s/verify-distributions.h5; [ -f "$f" ] || continue
+        echo "$f"; for x in verified reason tf32_rule verified_tf32 reason_tf32 excess_max tf32_excess_max; do printf '  %s=%s' $x "$(build/bin/kb-h5get "$f" / $x 2>/dev/null)"; done; echo
+        for x in precision_distance_ratio_bf16 fp16_range_fail fp16_range_excess; do printf '  %s=%s' $x "$(build/bin/kb-h5get "$f" /probes $x 2>/dev/null)"; done; echo
+    done | tee -a "$OUT/bf16-fp16.txt"
+    reserve=${S17_RESERVE:-40} lim make -j6 -k all MODEL=demo-naive PROTOCOL=strict 2>&1 | tee -a "$OUT/make-all-demo-naive-strict.txt" | grep -v '^kb:' | tail -30
+    tools/false-rejections.sh "$OUT/false-rejections.csv" artifacts/strict | tee "$OUT/false-rejections.txt"
+    tar czf "$OUT/tables.tgz" artifacts/strict/tables 2>/dev/null
+    s8_save
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call
