@@ -321,7 +321,8 @@ int main(int argc, char **argv)
     static vd_run v;
     kb_err err = {0};
     int rc = kb_cell_stage_open(&c, argc, argv,
-                                "kb-verify-distributions: the hidden distributions (and, with --protocol strict, the anti-hack probes).",
+                                "kb-verify-distributions: the hidden distributions (and, with --protocol strict, the anti-hack probes\n"
+                                "and, where PyTorch's TF32 mode uses TF32, the TF32 condition's own verdict: docs/protocols.md).",
                                 NULL, 0, 1, &err);
     if (rc != 0)
         return rc > 0 ? 0 : kb_stage_fail(c.bin, &err);
