@@ -10,18 +10,21 @@
 #   standard = sanity-check outcome ok (paper tree)
 #   paper    = standard AND verify-distributions @verified (paper tree)
 #   strict   = sanity-check ok AND verify-distributions @verified (strict tree)
+#   strict_tf32 = sanity-check ok AND @verified_tf32, the TF32 condition's verdict (strict tree;
+#              docs/protocols.md "The TF32 rule"): judged for the rows whose manifest has a
+#              non-empty expected_strict_tf32 column (a tree from before the rule: "missing")
 set -euo pipefail
 A=${1:?usage: tools/verdicts.sh ARTIFACTS [OUT.csv]}
 out=${2:-/dev/stdout}
 get=${BUILD:-build}/bin/kb-h5get
 attr() { [ -f "$1" ] && $get "$1" "$2" "$3" 2>/dev/null || echo missing; }
-verdict() { # tree cell
+verdict() { # tree cell standard|paper|strict|strict_tf32
     local s v
     s=$(attr "$A/$1/$2/sanity-check.h5" / outcome)
     [ "$s" = ok ] || { echo fail; return; }
     [ "$3" = standard ] && { echo pass; return; }
-    v=$(attr "$A/$1/$2/verify-distributions.h5" / verified)
-    [ "$v" = 1 ] && echo pass || echo fail
+    v=$(attr "$A/$1/$2/verify-distributions.h5" / "$([ "$3" = strict_tf32 ] && echo verified_tf32 || echo verified)")
+    case $v in 1) echo pass ;; missing) echo missing ;; *) echo fail ;; esac
 }
 reason() { # tree cell
     local s r
@@ -33,15 +36,19 @@ reason() { # tree cell
 bad=0
 only=$(echo "${VERDICT_PROBLEMS:-}" | tr ',' ' ')
 skipped=0
-echo "model,problem,sample,mechanism,expected_standard,got_standard,expected_paper,got_paper,expected_strict,got_strict,reason" > "$out"
-row() { # model problem sample mechanism es ep est rs rp rst
-    local cell="$1/$2/$3" gs gp gst r
+echo "model,problem,sample,mechanism,expected_standard,got_standard,expected_paper,got_paper,expected_strict,got_strict,reason,expected_strict_tf32,got_strict_tf32" > "$out"
+row() { # model problem sample mechanism es ep est rs rp rst est32
+    local cell="$1/$2/$3" gs gp gst r gt=""
     gs=$(verdict paper "$cell" standard)
     gp=$(verdict paper "$cell" paper)
     gst=$(verdict strict "$cell" strict)
     r=$(reason strict "$cell")
     [ "$gst" = pass ] && r=$(reason paper "$cell")
-    echo "$1,$2,$3,$4,$5,$gs,$6,$gp,$7,$gst,\"${r//\"/}\"" >> "$out"
+    if [ -n "${11}" ]; then
+        gt=$(verdict strict "$cell" strict_tf32)
+        [ "$gt" = "${11}" ] || { echo "MISMATCH $cell ($4): strict TF32 verdict $gt/${11} -- $(attr "$A/strict/$cell/verify-distributions.h5" / reason_tf32)" >&2; bad=1; }
+    fi
+    echo "$1,$2,$3,$4,$5,$gs,$6,$gp,$7,$gst,\"${r//\"/}\",${11},$gt" >> "$out"
     if [ "$gs" != "$5" ] || [ "$gp" != "$6" ] || [ "$gst" != "$7" ]; then
         echo "MISMATCH $cell ($4): standard $gs/$5 paper $gp/$6 strict $gst/$7 -- $r" >&2; bad=1
     fi
@@ -55,12 +62,16 @@ row() { # model problem sample mechanism es ep est rs rp rst
 for model in demo-hacks demo-naive demo-libs demo-kernelbench; do
     m=submissions/$model/manifest.csv
     [ -f "$m" ] || { echo "no $m" >&2; bad=1; continue; }
+    # expected_strict_tf32 by its header position (an optional column, after the nine fixed ones)
+    c32=$(head -1 "$m" | tr -d '\r' | tr ',' '\n' | grep -nx expected_strict_tf32 | cut -d: -f1)
     while IFS=, read -r problem sample mech es ep est rs rp rst rest; do
         if [ -n "$only" ] && [[ " $only " != *" $problem "* ]]; then
             skipped=$((skipped + 1))
             continue
         fi
-        row "$model" "$problem" "$sample" "$mech" "$es" "$ep" "$est" "$rs" "$rp" "$rst"
+        e32=""
+        [ -z "$c32" ] || e32=$(cut -d, -f"$c32" <<< "$problem,$sample,$mech,$es,$ep,$est,$rs,$rp,$rst,$rest")
+        row "$model" "$problem" "$sample" "$mech" "$es" "$ep" "$est" "$rs" "$rp" "$rst" "$e32"
     done < <(tail -n +2 "$m" | tr -d '\r')
 done
 [ "$skipped" = 0 ] || echo "verdicts: $skipped manifest rows of problems outside VERDICT_PROBLEMS not judged" >&2

@@ -4,7 +4,8 @@
 #      robust timer's clock stamps and clock guard (tests/gpu/test_timer)
 #   2. the demo models through the pipeline in both protocols (make cells baselines)
 #   3. the verdict table of the hack zoo and demo-naive asserted against the manifest
-#      (tools/verdicts.sh), and the fault table of demo-faults (tools/faults.sh)
+#      (tools/verdicts.sh; with strict's TF32-condition verdict where the manifest sets it), and
+#      the fault table of demo-faults (tools/faults.sh)
 #   4. kill -9 / resume of the GPU stages (tests/kill_resume.sh)
 #   5. the KernelBench-format kind: demo-kernelbench is among the models of step 2 and the verdict
 #      table of step 3; here also the default-stream probe (019_relu s2 = s0 + a 2.0 ms spin on the
