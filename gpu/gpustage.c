@@ -186,6 +186,14 @@ int kb_check_strict_pass_tf32(const kb_check *c)
     return 1;
 }
 
+double kb_check_tf32_excess(const kb_check *c)
+{
+    double m = 0.0;
+    for (int i = 0; i < c->n_outputs; i++)
+        m = fmax(m, c->tf32_excess[i]);
+    return m;
+}
+
 int kb_sanity_fatal(const char *path, kb_outcome *outcome, char *detail, size_t len)
 {
     if (!path || !kb_file_exists(path))

@@ -109,6 +109,8 @@ int kb_check_strict_pass(const kb_check *c);
 /* The same under the TF32 rule's bound (KB_TF32_OPERAND_RTOL added to the scaled bound's rtol;
  * the check ran with KB_CHECK_TF32). */
 int kb_check_strict_pass_tf32(const kb_check *c);
+/* The largest excess over the TF32 rule's bound among the check's outputs (KB_CHECK_TF32). */
+double kb_check_tf32_excess(const kb_check *c);
 
 /* tau for an output dtype under the config. */
 double kb_tau_for(const kb_config *cfg, kb_dtype t);

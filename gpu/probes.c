@@ -112,9 +112,7 @@ int kb_probe_precision_tf32(const kb_probe_ctx *c, kb_probe_result *r, kb_outcom
     }
     if (!k.skipped) {
         r->range_fail = !kb_check_strict_pass_tf32(&k);
-        r->range_excess = 0.0;
-        for (int i = 0; i < k.n_outputs; i++)
-            r->range_excess = fmax(r->range_excess, k.tf32_excess[i]);
+        r->range_excess = kb_check_tf32_excess(&k);
     }
     return 0;
 }

@@ -68,9 +68,10 @@ static void note_failure(const kb_protocol *P, vd_run *v, size_t d, int tf32)
             w = &c->cmp[i];
     char text[512], r[64];
     if (tf32) {
-        snprintf(text, sizeof text, "%s: error %.3g x the TF32 bound", v->dists[d].name, v->dexcess_tf32[d]);
         if (c->inputs_changed)
             snprintf(text, sizeof text, "%s: an input was modified", v->dists[d].name);
+        else
+            snprintf(text, sizeof text, "%s: error %.3g x the TF32 bound", v->dists[d].name, v->dexcess_tf32[d]);
         kb_append(v->detail_tf32, sizeof v->detail_tf32, text);
         snprintf(r, sizeof r, "fails %s", v->dists[d].name);
         kb_append(v->reason_tf32, sizeof v->reason_tf32, r);
@@ -91,18 +92,25 @@ static void note_failure(const kb_protocol *P, vd_run *v, size_t d, int tf32)
     kb_append(v->reason, sizeof v->reason, r);
 }
 
+/* Distribution d's draws of the inputs and the parameters. */
+static void dist_draws(const kb_cell_stage *c, const vd_run *v, size_t d, kb_draw *in, kb_draw *par)
+{
+    const char *id = c->p->id;
+    *in = v->dists[d].inputs;
+    in->seed = kb_seed(&c->st.cfg, id, KB_SEED_DIST, (uint32_t)d);
+    *par = (kb_draw){kb_seed(&c->st.cfg, id, KB_SEED_PARAMS, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
+    if (v->dists[d].perturb_params) {
+        *par = v->dists[d].params;
+        par->seed = kb_seed(&c->st.cfg, id, KB_SEED_PARAMS, 1 + (uint32_t)d);
+    }
+}
+
 /* Every distribution of the protocol, in order, until a call fails. */
 static int check_dists(const kb_cell_stage *c, const kb_protocol *P, kb_session *s, vd_run *v, kb_err *err)
 {
-    const char *id = c->p->id;
     for (size_t d = 0; d < v->nd && d < MAX_DISTS && v->outcome == KB_OUT_OK; d++) {
-        kb_draw in = v->dists[d].inputs;
-        in.seed = kb_seed(&c->st.cfg, id, KB_SEED_DIST, (uint32_t)d);
-        kb_draw par = {kb_seed(&c->st.cfg, id, KB_SEED_PARAMS, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
-        if (v->dists[d].perturb_params) {
-            par = v->dists[d].params;
-            par.seed = kb_seed(&c->st.cfg, id, KB_SEED_PARAMS, 1 + (uint32_t)d);
-        }
+        kb_draw in, par;
+        dist_draws(c, v, d, &in, &par);
         v->dseed[d] = (int64_t)in.seed;
         kb_check *k = &v->checks[d];
         unsigned flags = P->check_flags | (v->tf32_rule == 1 ? (unsigned)KB_CHECK_TF32 : 0u);
@@ -121,9 +129,7 @@ static int check_dists(const kb_cell_stage *c, const kb_protocol *P, kb_session 
         }
         kb_probe_note_call(&v->pr, &k->call.called, P->probes, d == 0, k->inputs_changed);
         if (v->tf32_rule == 1) {
-            v->dexcess_tf32[d] = 0.0;
-            for (int i = 0; i < v->n_out; i++)
-                v->dexcess_tf32[d] = fmax(v->dexcess_tf32[d], k->tf32_excess[i]);
+            v->dexcess_tf32[d] = kb_check_tf32_excess(k);
             v->dpass_tf32[d] = kb_check_strict_pass_tf32(k);
             if (!v->dpass_tf32[d]) {
                 v->n_fail_tf32++;
@@ -153,9 +159,8 @@ static int check_dists(const kb_cell_stage *c, const kb_protocol *P, kb_session 
 /* The TF32 rule's question, on the first distribution's draw (strict only). */
 static int judge_tf32_rule(const kb_cell_stage *c, kb_session *s, vd_run *v, kb_err *err)
 {
-    kb_draw in = v->dists[0].inputs;
-    in.seed = kb_seed(&c->st.cfg, c->p->id, KB_SEED_DIST, 0);
-    kb_draw par = {kb_seed(&c->st.cfg, c->p->id, KB_SEED_PARAMS, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
+    kb_draw in, par;
+    dist_draws(c, v, 0, &in, &par);
     int differs = 0;
     if (kb_session_draw(s, &in, &par, err) != 0 || kb_session_tf32_differs(s, &differs, err) != 0)
         return -1;
@@ -268,9 +273,8 @@ static double excess_max(const vd_run *v, int tf32)
         if (!v->dran[d] || v->checks[d].skipped || v->checks[d].call.outcome != KB_OUT_OK)
             continue;
         double x = tf32 ? v->dexcess_tf32[d] : 0.0;
-        if (!tf32)
-            for (int i = 0; i < v->n_out; i++)
-                x = fmax(x, v->checks[d].cmp[i].scaled_excess);
+        for (int i = 0; !tf32 && i < v->n_out; i++)
+            x = fmax(x, v->checks[d].cmp[i].scaled_excess);
         m = isnan(m) ? x : fmax(m, x);
     }
     return m;
@@ -303,7 +307,7 @@ static int write_artifact(kb_cell_stage *c, const vd_run *v, const char *log_tai
     kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_OUTCOME_TF32, kb_outcome_name(v->outcome_tf32));
     kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_REASON_TF32, v->reason_tf32);
     kb_h5w_attr_str(w, KB_ROOT, "detail_tf32", v->detail_tf32);
-    kb_h5w_attr_f64(w, KB_ROOT, "excess_max", excess_max(v, 0));
+    kb_h5w_attr_f64(w, KB_ROOT, "excess_max", kb_config_protocol(&c->st.cfg)->scaled_bound ? excess_max(v, 0) : NAN);
     kb_h5w_attr_f64(w, KB_ROOT, "tf32_excess_max", v->tf32_rule == 1 ? excess_max(v, 1) : NAN);
     kb_h5w_attr_i64(w, "/probes", "stale_cache_tf32", r->stale_tf32);
     kb_h5w_attr_i64(w, "/probes", "precision_downgrade_bf16", r->downgrade_bf16);
