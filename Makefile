@@ -35,7 +35,7 @@ endif
 # Goals that need a GPU stop here, before anything is built or compiled, on a machine without an
 # NVIDIA driver (no /dev/nvidiactl). KB_SKIP_GPU_CHECK=1 skips this (a driver elsewhere); the
 # stages still ask CUDA themselves.
-GPU_GOALS := all cells baselines fidelity test-gpu gpu-check
+GPU_GOALS := all cells baselines fidelity test-gpu gpu-check checks witness mutation
 ifneq ($(filter $(GPU_GOALS),$(GOALS)),)
 ifeq ($(KB_SKIP_GPU_CHECK)$(wildcard /dev/nvidiactl /dev/nvidia0 /proc/driver/nvidia/version),)
 $(error no NVIDIA driver or GPU on this machine (no /dev/nvidiactl): '$(or $(filter $(GPU_GOALS),$(MAKECMDGOALS)),all)' needs a CUDA GPU. Without one: 'make compile' (build every submission), 'make report' (tables from existing artifacts), 'make test' (the CPU suite). KB_SKIP_GPU_CHECK=1 skips this check)
@@ -44,13 +44,13 @@ endif
 # Progress: the top-level make of a run counts the stage commands it will run (a dry run of the
 # same goals), and every stage line then shows [k/N, ETA]; the goal's end prints a summary of what
 # ran and what did not pass (tools/run-summary.sh). Quiet by default; V=1 shows the commands.
-PROGRESS_GOALS := all cells baselines compile fidelity
+PROGRESS_GOALS := all cells baselines compile fidelity checks witness
 # (not in the counting dry run itself, nor in a make that a counted run started)
 ifeq ($(KB_PROGRESS_CHILD)$(KB_PROGRESS_FILE),)
 ifeq ($(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MAKEFLAGS))),)
 ifneq ($(filter $(PROGRESS_GOALS),$(GOALS)),)
 export KB_PROGRESS_TOTAL := $(shell $(MAKE) -n --no-print-directory $(MAKECMDGOALS) $(MAKEOVERRIDES) KB_PROGRESS_CHILD=1 2>/dev/null | \
-  grep -c 'bin/kb-\(compile\|sanity-check\|verify-distributions\|memory-profile\|baseline-time\|fidelity\) --')
+  grep -c 'bin/kb-\(compile\|sanity-check\|verify-distributions\|memory-profile\|baseline-time\|fidelity\|witness\) --')
 export KB_PROGRESS_T0 := $(shell date +%s.%N)
 export KB_PROGRESS_FILE := $(abspath $(or $(BUILD),build))/progress/run-$(subst .,,$(KB_PROGRESS_T0))
 $(shell mkdir -p $(dir $(KB_PROGRESS_FILE)) && : > $(KB_PROGRESS_FILE) && ls -1t $(dir $(KB_PROGRESS_FILE)) | tail -n +21 | sed "s|^|$(dir $(KB_PROGRESS_FILE))|" | xargs -r rm -f)
@@ -150,7 +150,7 @@ LIBKBOPS := $(LIBD)/libkbops.so
 LIBKBRUNNER := $(LIBD)/libkbrunner.so
 
 CPU_STAGES := compile aggregate h5get prompts extract mutate
-GPU_STAGES := sanity-check baseline-time verify-distributions memory-profile fidelity
+GPU_STAGES := sanity-check baseline-time verify-distributions memory-profile fidelity witness
 GPU_TOOLS := runner gpuinfo
 BENCHES := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
 STAGE_BINS := $(CPU_STAGES:%=$(BIN)/kb-%) $(GPU_STAGES:%=$(BIN)/kb-%) $(GPU_TOOLS:%=$(BIN)/kb-%) \
@@ -394,6 +394,14 @@ PROBLEM_SUFFIX := -$(subst /,_,$(subst $(comma),+,$(PROBLEM)))
 else
 EVAL_PROBLEMS := $(PROBLEM_IDS)
 endif
+# ONLY_CELLS='model/levelN/NNN_name/sK ...': those samples only (make mutation checks the mutants'
+# origins this way); one that is no sample stops the run.
+ifneq ($(strip $(ONLY_CELLS)),)
+ifneq ($(filter-out $(CELLS),$(ONLY_CELLS)),)
+$(error ONLY_CELLS names no sample of MODEL=$(or $(MODEL),every model)$(if $(PROBLEM), and PROBLEM=$(PROBLEM)): $(filter-out $(CELLS),$(ONLY_CELLS)))
+endif
+CELLS := $(filter $(ONLY_CELLS),$(CELLS))
+endif
 CELL_PROBLEMS := $(sort $(foreach c,$(CELLS),$(call cell_problem,$c)))
 
 # ---- knobs, as stage options, and their stamps ---------------------------------------------------
@@ -419,6 +427,14 @@ stage_stamp = $(strip $(foreach k,$(call settings_of,stamp:$1),$(call stamp_valu
 STAMP_compile := $(call stage_stamp,compile) $(CUDA_GENCODE)
 STAMPED := sanity-check verify-distributions baseline-time memory-profile
 $(foreach s,$(STAMPED),$(eval STAMP_$s := $(call stage_stamp,$s)))
+# NO_TIMING=1 (make mutation's own tree): the standard check without the timing; in the stamp, so a
+# tree is never half timed
+ifeq ($(filter $(NO_TIMING),0 1),)
+ifneq ($(strip $(NO_TIMING)),)
+$(error NO_TIMING=$(NO_TIMING) is not 0 or 1)
+endif
+endif
+STAMP_sanity-check += $(if $(filter 1,$(NO_TIMING)),no-timing)
 # The stamps are brought up to date when the Makefile is read (not by rules), so that `make -q`
 # and `make -n` see the truth.
 # (compared with runs of spaces squeezed: stamps written before the table held "10  20")
@@ -471,7 +487,8 @@ CELL_FLAGS = --problem $(BUILD)/problems/$(call cell_problem,$*).so --submission
   --compile $(A)/$*/compile.h5 --model $(call cell_model,$*) --sample $(call cell_sample,$*) --out $@
 
 $(A)/%/sanity-check.h5: $(CELL_DEPS) $(call tool,kb-sanity-check) $(STAMPS)/sanity-check.stamp
-	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-sanity-check $(PROTO_FLAGS) $(call TIMED_FLAGS,$(call cell_problem,$*)) $(CELL_FLAGS)
+	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-sanity-check $(PROTO_FLAGS) $(call TIMED_FLAGS,$(call cell_problem,$*)) $(CELL_FLAGS) \
+	  $(if $(filter 1,$(NO_TIMING)),--no-timing)
 
 # verify and memory read the standard check's outcome: a sample that hung or crashed there is
 # recorded as such rather than run (and timed out) again.
@@ -500,7 +517,9 @@ BASELINE_ARTIFACTS := $(foreach s,baseline-time memory-profile,$(EVAL_PROBLEMS:%
 # TABLES_DIR=results/h200/tables/paper PLOTS_DIR=results/h200/plots/paper re-renders the archive).
 TABLES := $(TABLES_DIR)/summary.csv
 
-.PHONY: all compile baselines cells report plots-check fidelity list
+.PHONY: all compile baselines cells checks report plots-check fidelity list
+# the correctness stages only (no memory profile, no baseline): what make mutation runs
+checks: $(foreach s,sanity-check verify-distributions,$(CELLS:%=$(A)/%/$(s).h5))
 list: $(BIN)/kb-h5get
 	@bash tools/list.sh $(A) '$(EVAL_PROBLEMS)' '$(MODELS)' $(BIN)/kb-h5get
 FIDELITY_ARTIFACTS := $(EVAL_PROBLEMS:%=$(A)/baseline/%/fidelity.h5)
@@ -573,8 +592,12 @@ extract: $(BIN)/kb-extract
 # mutants.csv says the origin, family, rule, site and whether it compiles); then
 # `make all MODEL=mutants PROTOCOL=paper|strict` evaluates them like any model's samples.
 ifneq ($(filter mutants,$(GOALS)),)
-ifneq ($(filter-out $(ALL_MODELS),$(MUTATE_FROM)),)
-$(error MUTATE_FROM names no model: $(filter-out $(ALL_MODELS),$(MUTATE_FROM)) (models: $(ALL_MODELS)))
+MUT_BAD := $(foreach o,$(MUTATE_FROM),$(if $(filter $o,$(ALL_MODELS))$(wildcard submissions/$o),,$o))
+ifneq ($(strip $(MUT_BAD)),)
+$(error MUTATE_FROM names no model and no sample: $(MUT_BAD) (models: $(ALL_MODELS); a sample is <model>/levelN/NNN_name/sK.cu|py))
+endif
+ifneq ($(shell for v in '$(MUTATE_PER_RULE)' '$(MUTATE_PER_RULE_PY)'; do echo "$$v" | grep -qx '[0-9][0-9]*' || echo bad; done),)
+$(error MUTATE_PER_RULE=$(MUTATE_PER_RULE) / MUTATE_PER_RULE_PY=$(MUTATE_PER_RULE_PY): whole numbers >= 0 are needed)
 endif
 ifneq ($(filter mutants,$(MUTATE_FROM)),)
 $(error MUTATE_FROM may not hold mutants (a mutant of a mutant has two faults))
@@ -583,9 +606,13 @@ ifeq ($(filter $(MUTATE_CHECK),0 1),)
 $(error MUTATE_CHECK=$(MUTATE_CHECK) is not 0 or 1)
 endif
 endif
+# a model of MUTATE_FROM is its samples of PROBLEM's problems (all problems without PROBLEM)
+MUT_ORIGINS = $(foreach o,$(MUTATE_FROM),$(if $(filter $o,$(ALL_MODELS)),$(if $(PICKED),$(foreach p,$(PICKED),\
+  $(sort $(wildcard submissions/$o/$p/s*.cu submissions/$o/$p/s*.py))),submissions/$o),submissions/$o))
 .PHONY: mutants
 mutants: $(BIN)/kb-mutate
-	$(Q)$(BIN)/kb-mutate --origin '$(MUTATE_FROM:%=submissions/%)' --out submissions/mutants \
+	$(Q)$(BIN)/kb-mutate --origin '$(MUT_ORIGINS)' --out submissions/mutants \
+	  --per-rule $(MUTATE_PER_RULE) --per-rule-py $(MUTATE_PER_RULE_PY) \
 	  $(if $(filter 1,$(MUTATE_CHECK)),--compile-check) --jobs $(MUTATE_JOBS) --nvcc $(NVCC) --gencode '$(CUDA_GENCODE)' \
 	  --include include --cache $(BUILD)/mutants/compile-cache.tsv --compile-timeout $(COMPILE_TIMEOUT) --limit $(MUTATE_LIMIT)
 

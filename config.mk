@@ -68,13 +68,18 @@ PYTHON ?= python3
 PY_CACHE ?= $(BUILD)/kbpy-cache
 
 # ---- mutation (make mutants; docs/mutation.md) -------------------------------------------------------
-# The models whose samples are mutated into submissions/mutants/ (one fault per mutant).
+# The models (their samples of PROBLEM's problems) and single samples (<model>/levelN/NNN_name/sK.cu)
+# mutated into submissions/mutants/ (one fault per mutant).
 MUTATE_FROM ?= demo-naive demo-tuned demo-kernelbench
 # 1: compile every .cu mutant (nvcc, cached by content in $(BUILD)/mutants/) so that the
 # stillborn ones are recorded in mutants.csv; 0: leave them unchecked.
 MUTATE_CHECK ?= 1
 # Check at most this many not yet checked (0: all; the rest stay unchecked until a later run).
 MUTATE_LIMIT ?= 0
+# At most this many sites per rule and origin sample, spread evenly (0: every site); the same for
+# a .py origin (each .py mutant is a 40-90 s extension build; 0: as MUTATE_PER_RULE).
+MUTATE_PER_RULE ?= 0
+MUTATE_PER_RULE_PY ?= 0
 # Parallel nvcc processes of that check (default: one per core).
 MUTATE_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 

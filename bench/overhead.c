@@ -108,7 +108,7 @@ int main(int argc, char **argv)
     row("empty_kernel_in_process_wall_median", wall_in, "us");
 
     kb_session_opts so = {runner, problem, empty, KB_TARGET_SUBMISSION, KB_MATH_FP32, KB_INIT_SANDBOX | KB_INIT_MEMTRACK,
-                          dev, 60.0, "/tmp/kb-bench-overhead.log", 0, KB_MATH_FP32, 0, NULL};
+                          dev, 60.0, "/tmp/kb-bench-overhead.log", 0, KB_MATH_FP32, 0, NULL, 0};
     kb_call_outcome co;
     kb_session *ses = kb_session_open(&so, &co, &err);
     if (!ses || co.outcome != KB_OUT_OK) {

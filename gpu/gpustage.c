@@ -264,7 +264,7 @@ kb_session *kb_cell_stage_session(kb_cell_stage *c, int lock_mode, kb_math_mode 
      * .py submission's `import torch` (4-11 s) holds no GPU time that others wait for. */
     kb_session_opts so = {c->runner, c->problem_so, c->submission, KB_TARGET_SUBMISSION, KB_MATH_FP32,
                           KB_INIT_SANDBOX | KB_INIT_MEMTRACK, -1, c->st.cfg.call_timeout_s, c->log, 1,
-                          check_math, reject_no_kernel, NULL};
+                          check_math, reject_no_kernel, NULL, 0};
     double t_spawn = kb_now_s();
     kb_session *s = kb_session_spawn(&so, err);
     if (!s)

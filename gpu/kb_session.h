@@ -42,6 +42,9 @@ typedef struct kb_session_opts {
      * $KB_PROBLEMS_DIR/<id>.py (default problems/), the runner script as $KB_PYRUNNER (default
      * py/kbpy/runner.py), the runner library beside kb-runner (../lib/libkbrunner.so). */
     const char *py_class;
+    /* A .py target only: the model and its floating-point inputs in float64 for every call, each
+     * output rounded once to its dtype (runner.py --float64 1): kb-witness's fp64 reference. */
+    int py_float64;
 } kb_session_opts;
 
 /* 1 if the submission is a KernelBench-format file (ends in ".py"). */
@@ -91,6 +94,15 @@ int kb_session_reference(kb_session *s, int magnitude, int *nonfinite, kb_err *e
  * rule accepts TF32 math exactly where this holds (docs/protocols.md). Leaves both buffers
  * overwritten: draw again before a check. */
 int kb_session_tf32_differs(kb_session *s, int *differs, kb_err *err);
+/* Copies the outputs of the last call into device buffers dst[i] (one per output, the output's
+ * bytes; kb-witness keeps a pool's fp64 reference this way). */
+int kb_session_save_outputs(kb_session *s, void *const *dst, kb_err *err);
+/* Copies the magnitude buffers (kb_session_reference(s, 1, ...)) into dst[i]. */
+int kb_session_save_magnitude(kb_session *s, void *const *dst, kb_err *err);
+/* Makes ref[i] (and, if mag is not NULL, mag[i]) this session's reference and magnitude buffers'
+ * contents, for kb_session_compare: a reference computed elsewhere (kb-witness: PyTorch in
+ * float64 in another session of this process, on the same draw). */
+int kb_session_load_reference(kb_session *s, const void *const *ref, const void *const *mag, kb_err *err);
 /* Fills every output with poison (NaN for floats). */
 int kb_session_poison(kb_session *s, kb_err *err);
 /* One forward call in the child. Returns 0 if the child answered (even with a failure, see

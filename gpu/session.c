@@ -430,6 +430,10 @@ kb_session *kb_session_spawn(const kb_session_opts *o, kb_err *err)
         argv[k++] = s->py_spec;
         argv[k++] = "--class";
         argv[k++] = (char *)(o->py_class ? o->py_class : "ModelNew");
+        if (o->py_float64) {
+            argv[k++] = "--float64";
+            argv[k++] = "1";
+        }
     } else {
         argv[k++] = (char *)o->runner;
     }
@@ -718,6 +722,34 @@ int kb_session_tf32_differs(kb_session *s, int *differs, kb_err *err)
             *differs = 1;
     }
     return 0;
+}
+
+static int copy_buffers(kb_session *s, void *const *dst, void *const *src, const char *what, kb_err *err)
+{
+    for (uint32_t i = 0; i < s->p->n_outputs; i++) {
+        if (!src[i] || !dst[i])
+            return kb_errf(err, KB_EXIT_FAIL, "%s: output %u has no buffer (session options)", what, i);
+        KB_CUDA_CHECK(err, cudaMemcpyAsync(dst[i], src[i], out_bytes(s, i), cudaMemcpyDeviceToDevice, s->stream));
+    }
+    KB_CUDA_CHECK(err, cudaStreamSynchronize(s->stream));
+    return 0;
+}
+
+int kb_session_save_outputs(kb_session *s, void *const *dst, kb_err *err)
+{
+    return copy_buffers(s, dst, s->out, "save outputs", err);
+}
+
+int kb_session_save_magnitude(kb_session *s, void *const *dst, kb_err *err)
+{
+    return copy_buffers(s, dst, s->mag, "save magnitude", err);
+}
+
+int kb_session_load_reference(kb_session *s, const void *const *ref, const void *const *mag, kb_err *err)
+{
+    if (copy_buffers(s, s->ref, (void *const *)ref, "load reference", err) != 0)
+        return -1;
+    return mag ? copy_buffers(s, s->mag, (void *const *)mag, "load magnitude", err) : 0;
 }
 
 int kb_session_poison(kb_session *s, kb_err *err)

@@ -155,7 +155,8 @@ typedef enum kb_purpose {
     KB_SEED_STD_TRIAL = 2, /* standard-check trial i */
     KB_SEED_DIST = 3,      /* hidden distribution i */
     KB_SEED_TIMING = 4,    /* the inputs the timer uses */
-    KB_SEED_PROBE = 5      /* anti-hack probes */
+    KB_SEED_PROBE = 5,     /* anti-hack probes */
+    KB_SEED_WITNESS = 6    /* kb-witness: the mutation report's input pool */
 } kb_purpose;
 
 uint64_t kb_seed(const kb_config *cfg, const char *problem_id, kb_purpose purpose, uint32_t index);

@@ -119,6 +119,11 @@ typedef struct kb_mutate_opts {
     int jobs;
     double timeout_s;
     size_t limit; /* check at most this many (0: all): the rest stay unchecked */
+    /* at most this many sites per rule and origin sample (0: all), spread evenly over the rule's
+     * sites in source order (site j of c kept when it is the first at or after (i + 1/2) c / N
+     * for some i < N): a sample of the mutants the same on every run */
+    size_t per_rule;
+    size_t per_rule_py; /* the same for a .py origin (each .py mutant is a 40-90 s extension build); 0: per_rule */
 } kb_mutate_opts;
 
 typedef struct kb_mutate_summary {

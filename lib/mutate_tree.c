@@ -417,6 +417,27 @@ static int check_out_dir(const char *out, kb_err *err)
     return 0;
 }
 
+/* --per-rule N: is mutant j of the list (its rule's k-th site of c) one of the N kept? The kept
+ * sites are k = floor((i + 1/2) c / N), i < N: spread over the source, the same on every run. */
+static int keep_site(const kb_mutant_list *ml, size_t j, size_t per_rule)
+{
+    if (!per_rule)
+        return 1;
+    size_t k = 0, c = 0;
+    for (size_t i = 0; i < ml->n; i++)
+        if (ml->v[i].rule == ml->v[j].rule) {
+            if (i < j)
+                k++;
+            c++;
+        }
+    if (c <= per_rule)
+        return 1;
+    for (size_t i = 0; i < per_rule; i++)
+        if ((size_t)(((double)i + 0.5) * (double)c / (double)per_rule) == k)
+            return 1;
+    return 0;
+}
+
 int kb_mutate_tree(const kb_mutate_opts *o, kb_mutate_summary *s, kb_err *err)
 {
     memset(s, 0, sizeof *s);
@@ -450,6 +471,8 @@ int kb_mutate_tree(const kb_mutate_opts *o, kb_mutate_summary *s, kb_err *err)
             snprintf(ctr->problem, sizeof ctr->problem, "%s", os->problem);
         int oom = !ctr;
         for (size_t j = 0; j < ml.n && !oom; j++) {
+            if (!keep_site(&ml, j, os->is_py && o->per_rule_py ? o->per_rule_py : o->per_rule))
+                continue;
             mrec *r = vec_push(&recs);
             if (!r) {
                 oom = 1;

@@ -30,7 +30,7 @@ static int run_mode(kb_gpu_stage *st, const char *problem_so, const char *runner
                     kb_err *err)
 {
     kb_session_opts so = {runner, problem_so, NULL, KB_TARGET_REFERENCE, m->math, KB_INIT_CACHING, st->device,
-                          st->cfg.call_timeout_s, log, 0, KB_MATH_FP32, 0, NULL};
+                          st->cfg.call_timeout_s, log, 0, KB_MATH_FP32, 0, NULL, 0};
     kb_session *s = kb_session_open(&so, &m->co, err);
     if (!s)
         return -1;

@@ -75,9 +75,9 @@ static int start_children(fd_run *f, kb_err *err)
 {
     double t_spawn = kb_now_s();
     kb_session_opts so = {f->runner, f->problem_so, f->spec, KB_TARGET_SUBMISSION, f->modes[0], KB_INIT_MEMTRACK, 0,
-                          f->st.cfg.call_timeout_s, f->log, 1, f->modes[0], 0, "Model"};
+                          f->st.cfg.call_timeout_s, f->log, 1, f->modes[0], 0, "Model", 0};
     kb_session_opts sc = {f->runner, f->problem_so, NULL, KB_TARGET_REFERENCE, f->modes[0], KB_INIT_CACHING, 0,
-                          f->st.cfg.call_timeout_s, f->log, 0, KB_MATH_FP32, 0, NULL};
+                          f->st.cfg.call_timeout_s, f->log, 0, KB_MATH_FP32, 0, NULL, 0};
     if (!(f->S[0] = kb_session_spawn(&so, err)) || !(f->S[1] = kb_session_spawn(&sc, err)))
         return -1;
     /* the GPU is taken once both have started (HELLO): the lock is not first come, first served,

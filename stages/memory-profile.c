@@ -152,7 +152,7 @@ int main(int argc, char **argv)
     int n = 1;
     if (baseline) {
         kb_session_opts so = {runner, problem_so, NULL, KB_TARGET_REFERENCE, KB_MATH_FP32, KB_INIT_MEMTRACK, st.device,
-                              st.cfg.call_timeout_s, log, 0, KB_MATH_FP32, 0, NULL};
+                              st.cfg.call_timeout_s, log, 0, KB_MATH_FP32, 0, NULL, 0};
         if (run_profile(&st, &so, &pf[0], &err) != 0)
             return kb_stage_fail("memory-profile", &err);
         so.target_math = KB_MATH_TF32;
@@ -164,7 +164,7 @@ int main(int argc, char **argv)
     } else {
         kb_session_opts so = {runner, problem_so, submission, KB_TARGET_SUBMISSION, KB_MATH_FP32,
                               KB_INIT_SANDBOX | KB_INIT_MEMTRACK, st.device, st.cfg.call_timeout_s, log, 0,
-                              KB_MATH_FP32, 0, NULL};
+                              KB_MATH_FP32, 0, NULL, 0};
         if (run_profile(&st, &so, &pf[0], &err) != 0)
             return kb_stage_fail("memory-profile", &err);
     }

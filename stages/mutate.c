@@ -17,7 +17,7 @@
 int main(int argc, char **argv)
 {
     const char *origins = NULL, *out = NULL, *nvcc = "/usr/local/cuda/bin/nvcc", *include = "include", *cache = NULL,
-               *gencode = "-gencode=arch=compute_90,code=[sm_90,compute_90]", *jobs = "1", *limit = "0";
+               *gencode = "-gencode=arch=compute_90,code=[sm_90,compute_90]", *jobs = "1", *limit = "0", *per_rule = "0", *per_rule_py = "0";
     int check = 0, list = 0;
     kb_opt opts[] = {
         {"origin", &origins, NULL,
@@ -31,6 +31,8 @@ int main(int argc, char **argv)
         {"cache", &cache, NULL, "the compile results by content, a TSV file reused across runs (default none)"},
         {"jobs", &jobs, NULL, "parallel nvcc processes (default 1)"},
         {"limit", &limit, NULL, "compile at most this many unchecked mutants (default 0: all)"},
+        {"per-rule", &per_rule, NULL, "at most this many sites per rule and origin sample, spread evenly (default 0: all)"},
+        {"per-rule-py", &per_rule_py, NULL, "the same for a .py origin (default 0: as --per-rule)"},
         {"list-rules", NULL, &list, "print the rules (name, family, what each matches) and exit"},
     };
     kb_config cfg;
@@ -63,6 +65,12 @@ int main(int argc, char **argv)
             printf("%-30s %-11s %s\n", r[k].name, r[k].family, r[k].doc);
         return 0;
     }
+    const char *counts[][2] = {{"limit", limit}, {"per-rule", per_rule}, {"per-rule-py", per_rule_py}, {"jobs", jobs}};
+    for (size_t k = 0; k < 4; k++)
+        if (!counts[k][1][0] || strspn(counts[k][1], "0123456789") != strlen(counts[k][1])) {
+            kb_errf(&err, KB_EXIT_USAGE, "--%s %s: a whole number >= 0 is needed", counts[k][0], counts[k][1]);
+            return kb_stage_fail("mutate", &err);
+        }
     char *buf = strdup(origins);
     const char *names[256];
     size_t n_origins = 0;
@@ -70,7 +78,9 @@ int main(int argc, char **argv)
         names[n_origins++] = t;
     kb_mutate_opts o = {.origins = names, .n_origins = n_origins, .out = out, .compile_check = check, .nvcc = nvcc,
                         .gencode = gencode, .include = include, .cache = cache, .jobs = atoi(jobs),
-                        .timeout_s = cfg.compile_timeout_s, .limit = (size_t)strtoull(limit, NULL, 10)};
+                        .timeout_s = cfg.compile_timeout_s, .limit = (size_t)strtoull(limit, NULL, 10),
+                        .per_rule = (size_t)strtoull(per_rule, NULL, 10),
+                        .per_rule_py = (size_t)strtoull(per_rule_py, NULL, 10)};
     kb_mutate_summary s;
     int rc = kb_mutate_tree(&o, &s, &err);
     free(buf);

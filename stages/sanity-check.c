@@ -7,7 +7,9 @@
  * kb-runner child that never sees the reference output. Then, if every trial passed, the kernel
  * is timed on the standard inputs with the protocol's timer (every raw sample kept).
  * The standard check is the same in both protocols (it is KernelBench's); the protocol chooses
- * the timer.
+ * the timer. --no-timing leaves the timing out (the mutation report's checks: a mutant's time
+ * means nothing) and takes the GPU shared, as the other checks do; @timed is then 0 and
+ * @timing_skipped 1.
  */
 #include <math.h>
 #include <stdio.h>
@@ -137,7 +139,7 @@ out:
     return rc;
 }
 
-static int write_artifact(kb_cell_stage *c, const sc_run *r, const char *log_tail, kb_err *err)
+static int write_artifact(kb_cell_stage *c, const sc_run *r, const char *log_tail, int no_timing, kb_err *err)
 {
     kb_h5w *w = kb_gpu_stage_artifact(&c->st, c->out, err);
     if (!w)
@@ -149,6 +151,7 @@ static int write_artifact(kb_cell_stage *c, const sc_run *r, const char *log_tai
     kb_h5w_attr_f64(w, KB_ROOT, "tau_req_max", r->worst_tau);
     kb_h5w_attr_i64(w, KB_ROOT, "resident_bytes", (int64_t)kb_problem_resident_bytes(c->p));
     kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_TIMED, r->timed);
+    kb_h5w_attr_i64(w, KB_ROOT, "timing_skipped", no_timing);
     if (write_trials(w, c, r, err) != 0) {
         kb_h5w_abort(w);
         return -1;
@@ -163,14 +166,16 @@ int main(int argc, char **argv)
 {
     static kb_cell_stage c = {.st = {.name = "sanity-check"}, .bin = "sanity-check"};
     static sc_run r;
+    static int no_timing;
     kb_err err = {0};
+    kb_opt extra[] = {{"no-timing", NULL, &no_timing, "the standard check only, GPU shared (the mutation report's checks)"}};
     int rc = kb_cell_stage_open(&c, argc, argv,
                                 "kb-sanity-check: the standard check (STD_TRIALS trials, allclose TAU) and the kernel's timing.",
-                                NULL, 0, 0, &err);
+                                extra, 1, 0, &err);
     if (rc != 0)
         return rc > 0 ? 0 : kb_stage_fail(c.bin, &err);
     kb_call_outcome ready;
-    kb_session *s = kb_cell_stage_session(&c, KB_LOCK_TIMING, KB_MATH_FP32, 0, &ready, &err);
+    kb_session *s = kb_cell_stage_session(&c, no_timing ? KB_LOCK_SHARED : KB_LOCK_TIMING, KB_MATH_FP32, 0, &ready, &err);
     if (!s)
         return kb_stage_fail(c.bin, &err);
     r.T = c.st.cfg.std_trials;
@@ -184,11 +189,11 @@ int main(int argc, char **argv)
     r.outcome = ready.outcome;
     snprintf(r.detail, sizeof r.detail, "%s", ready.detail);
     r.params = (kb_draw){kb_seed(&c.st.cfg, c.p->id, KB_SEED_PARAMS, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
-    if (run_trials(&c, s, &r, &err) != 0 || time_kernel(&c, s, &r, &err) != 0)
+    if (run_trials(&c, s, &r, &err) != 0 || (!no_timing && time_kernel(&c, s, &r, &err) != 0))
         return kb_stage_fail(c.bin, &err);
     char *log_tail = kb_session_log_tail(s, 16384);
     kb_session_close(s);
-    rc = write_artifact(&c, &r, log_tail, &err);
+    rc = write_artifact(&c, &r, log_tail, no_timing, &err);
     if (rc != 0)
         return kb_stage_fail(c.bin, &err);
     char tbuf[64] = "-";

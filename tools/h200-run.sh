@@ -41,6 +41,8 @@
 #   s15 (prepared in session 10 for session 11): every call of that session; see its branch
 #   s16 (session 11, #15): the TF32 rule on the GEMM and softmax samples, both protocols; the GPU suite
 #   s17 (prepared in session 11 for the next): the bf16/fp16 GEMMs, make all demo-naive PROTOCOL=strict
+#   s18 (session 12, #15): the bf16/fp16 GEMMs; a first mutation trial: kb-witness (fp64 pool) and both
+#       protocols' checks (NO_TIMING=1) on the mutants of 019, 023, 040 (MUTATE_PER_RULE=1)
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -507,6 +509,36 @@ elif [ "$phase" = s17 ]; then
     reserve=${S17_RESERVE:-40} lim make -j6 -k all MODEL=demo-naive PROTOCOL=strict 2>&1 | tee -a "$OUT/make-all-demo-naive-strict.txt" | grep -v '^kb:' | tail -30
     tools/false-rejections.sh "$OUT/false-rejections.csv" artifacts/strict | tee "$OUT/false-rejections.txt"
     tar czf "$OUT/tables.tgz" artifacts/strict/tables 2>/dev/null
+    s8_save
+elif [ "$phase" = s18 ]; then
+    s8_restore
+    a=artifacts/strict/demo-hacks/level1/001_square_matmul
+    reserve=400 lim make -j2 --no-print-directory PROTOCOL=strict $a/s2/verify-distributions.h5 $a/s3/verify-distributions.h5 2>&1 | grep -v '^kb:' | tail -6
+    for s in 0 2 3; do
+        f=$a/s$s/verify-distributions.h5; [ -f "$f" ] || continue
+        echo "$f"; for x in verified reason tf32_rule verified_tf32 reason_tf32 excess_max tf32_excess_max; do printf '  %s=%s' $x "$(build/bin/kb-h5get "$f" / $x 2>/dev/null)"; done; echo
+        for x in precision_distance_ratio_bf16 fp16_range_fail fp16_range_excess; do printf '  %s=%s' $x "$(build/bin/kb-h5get "$f" /probes $x 2>/dev/null)"; done; echo
+    done | tee "$OUT/bf16-fp16.txt"
+    M=PROBLEM=level1/019,level1/023,level1/040
+    make --no-print-directory mutants $M MUTATE_FROM='demo-naive demo-tuned demo-kernelbench/level1/023_softmax/s0.py' MUTATE_PER_RULE=1 MUTATE_CHECK=0 | tail -2
+    origins=$(awk -F, 'NR>1 {print $3}' submissions/mutants/mutants.csv | sort -u | tr '\n' ' ')
+    reserve=330 lim make -j$J -k --no-print-directory compile MODEL=mutants $M 2>&1 | grep -v '^kb:' | tail -4
+    reserve=320 lim make -j$J -k --no-print-directory compile ONLY_CELLS="$origins" $M 2>&1 | grep -v '^kb:' | tail -4
+    W=artifacts/mutation/witness
+    for p in level1/019_relu level1/023_softmax level1/040_layernorm; do
+        mkdir -p $W/level1
+        for c in $(printf '%s\n' $origins | grep "/$p/") $(cd submissions && ls -d mutants/$p/s*.* | sed 's/\.[a-z]*$//' | sort -V); do
+            k=kernel.so; [ -f submissions/$c.py ] && k=kernel.py
+            printf '%s\t%s\t%s\n' "$c" "build/sub/$c/$k" "build/sub/$c/compile.h5"
+        done > $W/$p.list
+        ( wl=$(( $(left) - 150 )); [ $wl -gt 30 ] || wl=30; t timeout $wl build/bin/kb-witness --problem build/problems/$p.so --spec problems/$p.py --samples $W/$p.list --out $W/$p.h5 ) &
+    done
+    wait
+    for P in paper strict; do
+        reserve=90 lim make -j12 -k --no-print-directory checks MODEL=mutants $M ARTIFACTS=artifacts/mutation NO_TIMING=1 PROTOCOL=$P 2>&1 | grep -v '^kb:' | tail -3
+        reserve=60 lim make -j12 -k --no-print-directory checks ONLY_CELLS="$origins" $M ARTIFACTS=artifacts/mutation NO_TIMING=1 PROTOCOL=$P 2>&1 | grep -v '^kb:' | tail -3
+    done
+    tar czf "$OUT/mutation-trial.tgz" artifacts/mutation submissions/mutants/mutants.csv $(find build/sub/mutants -name compile.h5) 2>/dev/null
     s8_save
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in

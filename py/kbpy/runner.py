@@ -1,7 +1,7 @@
 """The GPU stages' child for a KernelBench-format (.py) target: the same kb-runner, hosted by Python.
 
   python3 py/kbpy/runner.py --lib build/lib/libkbrunner.so --problem P.so --spec problems/levelN/X.py \
-      --submission DIR/kernel.py [--class ModelNew]
+      --submission DIR/kernel.py [--class ModelNew] [--float64 1]
 
 Started by the GPU stages (gpu/session.c) with the protocol pipes on fds 3 and 4, never by hand.
 `import torch` happens here, first, outside the sandbox; then kb_runner_main (gpu/runner.c) runs
@@ -9,6 +9,8 @@ the protocol, calling the hooks of kbpy.runtime.Target: setup (trusted), the san
 file's module: its own code, confined), then forward/collect per request. The exit status is
 kb_runner_main's; Python's own shutdown (and anything the file registered with atexit) is skipped.
 For the PyTorch baseline the target is the problem's own spec: --submission = --spec, --class Model.
+--float64 1 (the witness stage's reference, docs/mutation.md): the model and its floating-point
+inputs in float64 for each call, every output rounded once to the problem's dtype.
 """
 import ctypes
 import os
@@ -84,7 +86,8 @@ def main(argv):
         if k not in opts:
             sys.stderr.write("kbpy runner: missing %s (started by the GPU stages, not by hand)\n" % k)
             return 2
-    target = runtime.Target(opts["--submission"], opts["--spec"], opts["--class"], opts["--problem"])
+    target = runtime.Target(opts["--submission"], opts["--spec"], opts["--class"], opts["--problem"],
+                            float64=opts.get("--float64") == "1")
 
     def setup(_u, args, roles, mm_tf32, cudnn_tf32, err, n):
         try:

@@ -177,7 +177,7 @@ def preimport():
 
 
 class Target:
-    def __init__(self, submission, spec, cls, problem_id):
+    def __init__(self, submission, spec, cls, problem_id, float64=False):
         self.submission = submission  # DIR/kernel.py (the compile stage's snapshot) or the spec
         self.spec_path = spec         # problems/levelN/NNN_name.py
         self.cls_name = cls           # "ModelNew" or, for the PyTorch baseline, "Model"
@@ -190,6 +190,7 @@ class Target:
         self.model = None
         self.in_call = False
         self.ext_before = 0
+        self.float64 = float64  # the witness stage's fp64 reference: model and inputs in float64
 
     # ---- before the sandbox ---------------------------------------------------------------------
     def setup(self, tensors, stream_ptr, matmul_tf32, cudnn_tf32):
@@ -332,6 +333,11 @@ class Target:
             model.to(self.device)  # buffers and anything not bound (parameters are the harness's)
         except BaseException as e:
             return OUT_LOAD_ERROR, "%s.to(cuda): %s" % (self.cls_name, _exc_line(e))
+        if self.float64:
+            try:
+                model.double()  # its buffers (running statistics); the parameters follow each call
+            except BaseException as e:
+                return OUT_LOAD_ERROR, "%s.double(): %s" % (self.cls_name, _exc_line(e))
         self.model = model
         self.args = [t for _, t in self.inputs]
         self._refresh_scalars()
@@ -360,6 +366,7 @@ class Target:
                     "or by order and shape, never re-initialises" % (
                         self.cls_name, ", ".join("%s%s" % (n, list(p.shape)) for n, p in mine),
                         ", ".join("%s%s" % (n, list(t.shape)) for n, t in want)))[:480]
+        self.bound = pairs
         for p, t in pairs:
             if p.dtype != t.dtype:
                 return "param_mismatch: parameter of dtype %s, the problem's is %s" % (p.dtype, t.dtype)
@@ -376,7 +383,9 @@ class Target:
     def forward(self):
         try:
             with torch.no_grad():
-                if self.in_call and self.ops is None:
+                if self.float64:
+                    self.ret = self._forward_float64()
+                elif self.in_call and self.ops is None:
                     self.ret = self._forward_recording()
                 else:
                     self.ret = self.model(*self.args)
@@ -389,6 +398,14 @@ class Target:
         finally:
             self.calls += 1
             self.in_call = False
+
+    def _forward_float64(self):
+        """One call in float64: the harness's parameters and floating-point inputs as float64
+        copies of this draw's values (the harness re-draws them in place between calls)."""
+        for p, t in getattr(self, "bound", []):
+            p.data = t.double() if t.is_floating_point() else t
+        args = [a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in self.args]
+        return self.model(*args)
 
     def _forward_recording(self):
         """The first call also records which ATen ops it dispatched (untimed: stages time with
@@ -420,6 +437,8 @@ class Target:
                 return "output %s: forward returned %s, not a tensor" % (name, type(got).__name__)
             if tuple(got.shape) != tuple(dst.shape):
                 return "output %s: shape %s, expected %s" % (name, list(got.shape), list(dst.shape))
+            if self.float64 and got.dtype == torch.float64 and dst.is_floating_point():
+                got = got.to(dst.dtype)  # rounded once
             if got.dtype != dst.dtype:
                 return "output %s: dtype %s, expected %s" % (name, got.dtype, dst.dtype)
             if got.device.type != "cuda":

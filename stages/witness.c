@@ -1,0 +1,420 @@
+/*
+ * kb-witness -- the oracle of the mutation report (docs/mutation.md): for one problem, a list of
+ * samples (the mutants and the correct samples they were made from) runs on a large input pool,
+ * and every output is compared with an fp64 reference under the problem's rounding bound.
+ *
+ * The reference is the problem's own PyTorch Model (problems/levelN/NNN_name.py, the spec the
+ * fidelity report proves equal to the C baseline) run by PyTorch in float64 -- parameters and
+ * floating-point inputs cast for every call, each output rounded once to fp32 -- in a child of
+ * this process; it is independent of the C reference the protocols' checks use. The bound is the
+ * strict protocol's scaled one (gpu/gpustage.c: r x (|ref| + |ref(|x|)|) + r x rms(ref), r = 16 x
+ * 2^-24 x sqrt(terms)), and beside it the TF32 rule's (r + 2^-9): each sample's error on each
+ * pool entry is recorded as the excess over both, so the report judges a mutant of a TF32 origin
+ * by the TF32 bound and every other one by the fp32 bound.
+ *
+ * No verdict is made here: the artifact holds, per sample and pool entry, the call's outcome and
+ * the two excesses; kb-mutation-report calls a mutant witnessed when some entry on which its
+ * origin stays within the bound takes it beyond it (or makes its call fail).
+ * Every sample runs in its own sandboxed child, as in the protocols' stages; a crash, hang or
+ * CUDA error is recorded as that sample's outcome on that entry and ends its run there.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "kb_gpu.h"
+#include "kb_gpustage.h"
+#include "kb_problem_load.h"
+#include "kb_schema.h"
+#include "kb_stage.h"
+
+/* ---- the pool --------------------------------------------------------------------------------- */
+
+#define W_KEEP {0, 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0}
+#define W_SCALE(s) {0, (s), 0, {KB_GEN_RAND, 0, 0}, 0.0}
+#define W_GEN(kind, a, b) {0, 1.0, 1, {(kind), (a), (b)}, 0.0}
+#define W_SPARSE(kind, a, b, z) {0, 1.0, 1, {(kind), (a), (b)}, (z)}
+#define W_PARAMS W_GEN(KB_GEN_UNIFORM, -1.0, 1.0)
+
+/* Every distribution of both protocols (fresh seeds), then what neither has. */
+static const kb_dist pool[] = {
+    {"G1", "as generated", "the standard check's inputs", W_KEEP, 0, W_KEEP},
+    {"G2", "as generated (second draw)", "the standard check's inputs", W_KEEP, 0, W_KEEP},
+    {"D2", "x 3.0", "paper D2", W_SCALE(3.0), 0, W_KEEP},
+    {"D3", "x 0.01", "paper D3", W_SCALE(0.01), 0, W_KEEP},
+    {"D4", "x -1.0", "paper D4", W_SCALE(-1.0), 0, W_KEEP},
+    {"P1", "as generated, parameters U(-1,1)", "strict P1", W_KEEP, 1, W_PARAMS},
+    {"S1", "U(-1,1), parameters U(-1,1)", "strict S1", W_GEN(KB_GEN_UNIFORM, -1.0, 1.0), 1, W_PARAMS},
+    {"S2", "+-10^U(-3,3), parameters U(-1,1)", "strict S2", W_GEN(KB_GEN_LOGUNIFORM_SIGNED, -3.0, 3.0), 1, W_PARAMS},
+    {"S3", "U(-1,1) x 1e-6", "strict S3", W_GEN(KB_GEN_UNIFORM, -1e-6, 1e-6), 0, W_KEEP},
+    {"S4", "U(-1,1), 50% zeros, parameters U(-1,1)", "strict S4", W_SPARSE(KB_GEN_UNIFORM, -1.0, 1.0, 0.5), 1, W_PARAMS},
+    {"S5", "U(-100,100)", "strict S5", W_GEN(KB_GEN_UNIFORM, -100.0, 100.0), 0, W_KEEP},
+    {"S6", "U(-1,0), parameters U(-1,1)", "strict S6", W_GEN(KB_GEN_UNIFORM, -1.0, 0.0), 1, W_PARAMS},
+    {"A1", "1000 + U(0,1)", "large offset: cancellation in means, variances, softmax", W_GEN(KB_GEN_UNIFORM, 1000.0, 1001.0), 0,
+     W_KEEP},
+    {"A2", "+-10^U(-6,6), parameters U(-1,1)", "wide range: lost small terms, overflow of squares",
+     W_GEN(KB_GEN_LOGUNIFORM_SIGNED, -6.0, 6.0), 1, W_PARAMS},
+    {"A3", "N(0,1), parameters U(-1,1)", "zero-mean signed data: cancellation in sums and GEMMs",
+     W_GEN(KB_GEN_RANDN, 0.0, 1.0), 1, W_PARAMS},
+    {"A4", "U(-1,1), 90% zeros", "sparse data: zero-skipping shortcuts", W_SPARSE(KB_GEN_UNIFORM, -1.0, 1.0, 0.9), 0, W_KEEP},
+    {"A5", "U(-1,1) x 1e-38", "subnormal inputs: flush-to-zero", W_GEN(KB_GEN_UNIFORM, -1e-38, 1e-38), 0, W_KEEP},
+    {"A6", "U(80,88)", "near exp's overflow: unstable exp, softmax, log-sum-exp", W_GEN(KB_GEN_UNIFORM, 80.0, 88.0), 0,
+     W_KEEP},
+};
+#define NPOOL (sizeof pool / sizeof pool[0])
+
+static void pool_draws(const kb_config *cfg, const char *id, size_t k, kb_draw *in, kb_draw *par)
+{
+    *in = pool[k].inputs;
+    in->seed = kb_seed(cfg, id, KB_SEED_WITNESS, (uint32_t)k);
+    *par = (kb_draw){kb_seed(cfg, id, KB_SEED_PARAMS, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
+    if (pool[k].perturb_params) {
+        *par = pool[k].params;
+        par->seed = kb_seed(cfg, id, KB_SEED_WITNESS, 1000u + (uint32_t)k);
+    }
+}
+
+/* ---- one run ----------------------------------------------------------------------------------- */
+
+typedef struct w_sample {
+    char cell[512], target[1024], compile_h5[1024];
+    kb_outcome outcome;      /* OK if every pool entry ran */
+    char detail[1024];
+    int call[NPOOL];         /* kb_outcome of the entry's call; -1 not run */
+    double excess[NPOOL], excess_tf32[NPOOL];
+    double seconds;
+} w_sample;
+
+typedef struct w_run {
+    const char *problem_so, *spec, *list, *out, *runner, *gpus, *log;
+    char logbuf[4200];
+    kb_gpu_stage st;
+    const kb_problem *p;
+    uint32_t n_out;
+    void *ref[NPOOL][KB_MAX_OUTPUTS], *mag[NPOOL][KB_MAX_OUTPUTS];
+    int skipped[NPOOL];       /* the fp64 reference is NaN/inf there, or its call failed */
+    char ref_detail[1024];
+    kb_outcome ref_outcome;
+    w_sample *S;
+    size_t n;
+    double ref_s, run_s;
+} w_run;
+
+static int read_list(w_run *w, kb_err *err)
+{
+    FILE *f = fopen(w->list, "r");
+    if (!f)
+        return kb_errf(err, KB_EXIT_USAGE, "cannot read the sample list %s", w->list);
+    char line[4096];
+    size_t cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (!line[0] || line[0] == '#')
+            continue;
+        char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+        if (!t2) {
+            fclose(f);
+            return kb_errf(err, KB_EXIT_USAGE, "%s: a line is 'cell<TAB>target<TAB>compile.h5', not '%s'", w->list, line);
+        }
+        *t1 = *t2 = 0;
+        if (w->n == cap) {
+            cap = cap ? 2 * cap : 64;
+            w_sample *ns = realloc(w->S, cap * sizeof *ns);
+            if (!ns) {
+                fclose(f);
+                return kb_errf(err, KB_EXIT_FAIL, "out of memory");
+            }
+            w->S = ns;
+        }
+        w_sample *s = &w->S[w->n++];
+        memset(s, 0, sizeof *s);
+        kb_fmt(s->cell, sizeof s->cell, "%s", line);
+        snprintf(s->target, sizeof s->target, "%s", t1 + 1);
+        snprintf(s->compile_h5, sizeof s->compile_h5, "%s", t2 + 1);
+        for (size_t k = 0; k < NPOOL; k++) {
+            s->call[k] = -1;
+            s->excess[k] = s->excess_tf32[k] = NAN;
+        }
+    }
+    fclose(f);
+    if (!w->n)
+        return kb_errf(err, KB_EXIT_USAGE, "%s lists no sample", w->list);
+    return 0;
+}
+
+/* The pool's fp64 references (and magnitude references) into buffers this process keeps. */
+static int reference_pool(w_run *w, kb_err *err)
+{
+    double t0 = kb_now_s();
+    kb_session_opts so = {w->runner, w->problem_so, w->spec, KB_TARGET_SUBMISSION, KB_MATH_EXACT, KB_INIT_MEMTRACK, 0,
+                          w->st.cfg.call_timeout_s, w->log, 1, KB_MATH_EXACT, 1, "Model", 1};
+    kb_session *s = kb_session_spawn(&so, err);
+    if (!s)
+        return -1;
+    kb_session_started(s, 120.0 + w->st.cfg.call_timeout_s);
+    if (kb_gpu_stage_begin(&w->st, w->gpus, KB_LOCK_SHARED, err) != 0)
+        goto fail;
+    kb_call_outcome co;
+    if (kb_session_init(s, w->st.device, &co, err) != 0 || kb_session_ready(s, &co, err) != 0)
+        goto fail;
+    w->ref_outcome = co.outcome;
+    for (size_t k = 0; k < NPOOL && co.outcome == KB_OUT_OK; k++) {
+        for (uint32_t i = 0; i < w->n_out; i++) {
+            uint64_t b = kb_spec_bytes(&w->p->outputs[i]);
+            KB_CUDA_CHECK(err, cudaMalloc(&w->ref[k][i], b));
+            KB_CUDA_CHECK(err, cudaMalloc(&w->mag[k][i], b));
+        }
+        kb_draw in, par;
+        pool_draws(&w->st.cfg, w->p->id, k, &in, &par);
+        int nf = 0;
+        /* the magnitude reference (C op library, exact FP32, on |x|), then the fp64 call on the draw */
+        if (kb_session_draw(s, &in, &par, err) != 0 || kb_session_reference(s, 1, NULL, err) != 0 ||
+            kb_session_save_magnitude(s, w->mag[k], err) != 0 || kb_session_draw(s, &in, &par, err) != 0 ||
+            kb_session_poison(s, err) != 0 || kb_session_call(s, KB_CALL_DEVICE_SYNC, &co, err) != 0)
+            goto fail;
+        if (co.outcome != KB_OUT_OK)
+            break;
+        if (kb_session_save_outputs(s, w->ref[k], err) != 0 ||
+            kb_session_load_reference(s, (const void *const *)w->ref[k], NULL, err) != 0)
+            goto fail;
+        for (uint32_t i = 0; i < w->n_out; i++) {
+            kb_cmp_stats st;
+            if (kb_session_compare_refs_self(s, i, &st, err) != 0)
+                goto fail;
+            if (st.n_nan_ref || st.n_inf_ref)
+                nf = 1;
+        }
+        w->skipped[k] = nf;
+    }
+    if (co.outcome != KB_OUT_OK) {
+        w->ref_outcome = co.outcome;
+        kb_fmt(w->ref_detail, sizeof w->ref_detail, "the fp64 reference (PyTorch Model in float64): %s", co.detail);
+    }
+    kb_session_close(s);
+    w->ref_s = kb_now_s() - t0;
+    return 0;
+fail:
+    kb_session_close(s);
+    return -1;
+}
+
+static kb_session *spawn_sample(w_run *w, w_sample *s, kb_err *err)
+{
+    char detail[512] = "", verdict[32] = "", reasons[512] = "";
+    kb_outcome co = KB_OUT_OK;
+    if (kb_read_compile(s->compile_h5, &co, detail, sizeof detail, verdict, sizeof verdict, reasons, sizeof reasons, err) != 0)
+        return NULL;
+    if (co != KB_OUT_OK) {
+        s->outcome = co;
+        snprintf(s->detail, sizeof s->detail, "%s", detail);
+        return NULL;
+    }
+    kb_session_opts so = {w->runner, w->problem_so, s->target, KB_TARGET_SUBMISSION, KB_MATH_FP32,
+                          KB_INIT_SANDBOX | KB_INIT_MEMTRACK, -1, w->st.cfg.call_timeout_s, w->log, 1, KB_MATH_EXACT, 0,
+                          NULL, 0};
+    return kb_session_spawn(&so, err);
+}
+
+/* One sample over the pool: stops at the first call that fails (the child is gone). */
+static int run_sample(w_run *w, w_sample *s, kb_session *ss, kb_err *err)
+{
+    double t0 = kb_now_s();
+    kb_call_outcome co;
+    if (kb_session_init(ss, w->st.device, &co, err) != 0 || kb_session_ready(ss, &co, err) != 0)
+        return -1;
+    if (co.outcome != KB_OUT_OK) {
+        s->outcome = co.outcome;
+        snprintf(s->detail, sizeof s->detail, "%s", co.detail);
+        return 0;
+    }
+    for (size_t k = 0; k < NPOOL; k++) {
+        if (w->skipped[k])
+            continue;
+        kb_draw in, par;
+        pool_draws(&w->st.cfg, w->p->id, k, &in, &par);
+        if (kb_session_draw(ss, &in, &par, err) != 0 ||
+            kb_session_load_reference(ss, (const void *const *)w->ref[k], (const void *const *)w->mag[k], err) != 0 ||
+            kb_session_poison(ss, err) != 0 || kb_session_call(ss, KB_CALL_DEVICE_SYNC, &co, err) != 0)
+            return -1;
+        s->call[k] = (int)co.outcome;
+        if (co.outcome != KB_OUT_OK) {
+            s->outcome = co.outcome;
+            kb_fmt(s->detail, sizeof s->detail, "%s: %s", pool[k].name, co.detail);
+            break;
+        }
+        double ex = 0, ex32 = 0;
+        for (uint32_t i = 0; i < w->n_out; i++) {
+            /* the strict protocol's bound (kb_check_draw), against the fp64 reference */
+            double terms = w->p->outputs[i].terms > 1 ? (double)w->p->outputs[i].terms : 1.0;
+            double srtol = 16.0 * 5.960464477539063e-08 * sqrt(terms), satol = 1e-30;
+            kb_cmp_stats self, c, t;
+            if (kb_session_compare_refs_self(ss, i, &self, err) != 0)
+                return -1;
+            double rms = self.n > 0 ? sqrt(self.sum_sq_ref / (double)self.n) : 0.0;
+            if (isfinite(rms) && srtol * rms > satol)
+                satol = srtol * rms;
+            double rt = srtol + KB_TF32_OPERAND_RTOL, at = satol * (rt / srtol);
+            if (kb_session_compare(ss, i, 1.0, satol, srtol, &c, err) != 0 ||
+                kb_session_compare(ss, i, 1.0, at, rt, &t, err) != 0)
+                return -1;
+            double e1 = c.n_nan_out ? INFINITY : c.scaled_excess, e2 = t.n_nan_out ? INFINITY : t.scaled_excess;
+            if (!(e1 <= ex))
+                ex = e1;
+            if (!(e2 <= ex32))
+                ex32 = e2;
+        }
+        s->excess[k] = ex;
+        s->excess_tf32[k] = ex32;
+    }
+    s->seconds = kb_now_s() - t0;
+    return 0;
+}
+
+/* The samples in order, the next WINDOW children started (CPU only) while one runs. */
+#define WINDOW 4
+static int run_samples(w_run *w, kb_err *err)
+{
+    double t0 = kb_now_s();
+    kb_session *live[WINDOW] = {0};
+    size_t next = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        for (; next < w->n && next < i + WINDOW; next++) {
+            w->S[next].outcome = KB_OUT_OK;
+            live[next % WINDOW] = spawn_sample(w, &w->S[next], err);
+            if (!live[next % WINDOW] && w->S[next].outcome == KB_OUT_OK)
+                return -1;
+        }
+        kb_session *ss = live[i % WINDOW];
+        live[i % WINDOW] = NULL;
+        if (!ss)
+            continue; /* did not compile: recorded */
+        kb_session_started(ss, 120.0 + w->st.cfg.call_timeout_s);
+        int rc = run_sample(w, &w->S[i], ss, err);
+        kb_session_close(ss);
+        if (rc != 0) {
+            for (size_t j = 0; j < WINDOW; j++)
+                if (live[j])
+                    kb_session_close(live[j]);
+            return -1;
+        }
+    }
+    w->run_s = kb_now_s() - t0;
+    return 0;
+}
+
+static int write_artifact(w_run *w, kb_err *err)
+{
+    kb_h5w *h = kb_gpu_stage_artifact(&w->st, w->out, err);
+    if (!h)
+        return -1;
+    const char *names[NPOOL], *what[NPOOL], *why[NPOOL];
+    int64_t seeds[NPOOL], skipped[NPOOL], perturbed[NPOOL];
+    for (size_t k = 0; k < NPOOL; k++) {
+        kb_draw in, par;
+        pool_draws(&w->st.cfg, w->p->id, k, &in, &par);
+        names[k] = pool[k].name;
+        what[k] = pool[k].what;
+        why[k] = pool[k].why;
+        seeds[k] = (int64_t)in.seed;
+        skipped[k] = w->skipped[k];
+        perturbed[k] = pool[k].perturb_params;
+    }
+    kb_h5w_attr_str(h, KB_ROOT, "spec", w->spec);
+    kb_h5w_attr_str(h, KB_ROOT, "reference", "the problem's PyTorch Model in float64, outputs rounded once to fp32");
+    kb_h5w_attr_str(h, KB_ROOT, "bound", "strict scaled bound: r (|ref| + |ref(|x|)|) + r rms(ref), r = 16 x 2^-24 x sqrt(terms); "
+                                          "excess_tf32: r + 2^-9");
+    kb_h5w_attr_f64(h, KB_ROOT, "reference_s", w->ref_s);
+    kb_h5w_attr_f64(h, KB_ROOT, "samples_s", w->run_s);
+    kb_h5w_group(h, "/pool");
+    kb_h5w_strv(h, "/pool/name", names, NPOOL);
+    kb_h5w_strv(h, "/pool/what", what, NPOOL);
+    kb_h5w_strv(h, "/pool/why", why, NPOOL);
+    kb_h5w_i64v(h, "/pool/seed", seeds, NPOOL, NULL);
+    kb_h5w_i64v(h, "/pool/params_perturbed", perturbed, NPOOL, NULL);
+    kb_h5w_i64v(h, "/pool/skipped", skipped, NPOOL, NULL);
+    size_t n = w->n;
+    const char **cells = calloc(n, sizeof *cells), **outc = calloc(n, sizeof *outc), **det = calloc(n, sizeof *det);
+    int64_t *call = calloc(n * NPOOL, sizeof *call);
+    double *ex = calloc(n * NPOOL, sizeof *ex), *ex32 = calloc(n * NPOOL, sizeof *ex32), *secs = calloc(n, sizeof *secs);
+    if (!cells || !outc || !det || !call || !ex || !ex32 || !secs) {
+        kb_h5w_abort(h);
+        return kb_errf(err, KB_EXIT_FAIL, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        cells[i] = w->S[i].cell;
+        outc[i] = kb_outcome_name(w->S[i].outcome);
+        det[i] = w->S[i].detail;
+        secs[i] = w->S[i].seconds;
+        for (size_t k = 0; k < NPOOL; k++) {
+            call[i * NPOOL + k] = w->S[i].call[k];
+            ex[i * NPOOL + k] = w->S[i].excess[k];
+            ex32[i * NPOOL + k] = w->S[i].excess_tf32[k];
+        }
+    }
+    uint64_t dims[2] = {n, NPOOL};
+    kb_h5w_group(h, "/samples");
+    kb_h5w_strv(h, "/samples/cell", cells, n);
+    kb_h5w_strv(h, "/samples/outcome", outc, n);
+    kb_h5w_strv(h, "/samples/detail", det, n);
+    kb_h5w_f64v(h, "/samples/seconds", secs, n, "s");
+    kb_h5w_i64(h, "/samples/call", call, 2, dims, NULL);
+    kb_h5w_f64(h, "/samples/excess", ex, 2, dims, NULL);
+    kb_h5w_f64(h, "/samples/excess_tf32", ex32, 2, dims, NULL);
+    free(cells), free(outc), free(det), free(call), free(ex), free(ex32), free(secs);
+    return kb_gpu_stage_finish(&w->st, h, w->ref_outcome, w->ref_detail, err);
+}
+
+int main(int argc, char **argv)
+{
+    static w_run w = {.runner = "build/bin/kb-runner", .gpus = "0", .st = {.name = "witness"}};
+    kb_opt opts[] = {
+        {"problem", &w.problem_so, NULL, "* the problem's shared object"},
+        {"spec", &w.spec, NULL, "* the problem's PyTorch spec (problems/levelN/NNN_name.py): the fp64 reference"},
+        {"samples", &w.list, NULL, "* the samples, one per line: cell<TAB>target (kernel.so or kernel.py)<TAB>compile.h5"},
+        {"out", &w.out, NULL, "* the artifact (witness.h5)"},
+        {"runner", &w.runner, NULL, "kb-runner executable (default build/bin/kb-runner; libkbrunner.so beside it)"},
+        {"gpus", &w.gpus, NULL, "CUDA ordinals to choose from (default 0)"},
+        {"log", &w.log, NULL, "the children's stdout/stderr (default <out>.log)"},
+    };
+    kb_config_defaults(&w.st.cfg, KB_PROTO_STRICT);
+    kb_err err = {0};
+    int pr = kb_stage_parse(argc, argv,
+                            "kb-witness: every listed sample on the witness pool (both protocols' distributions and\n"
+                            "large offsets, wide ranges, zero-mean, sparse, subnormal and near-overflow inputs), each output's\n"
+                            "excess over the rounding bound against the problem's PyTorch Model in float64 (docs/mutation.md).\n"
+                            "Needs $KB_PYTHON with torch.",
+                            opts, sizeof opts / sizeof opts[0], &w.st.cfg, &err);
+    if (pr == 1)
+        return 0;
+    if (pr < 0)
+        return kb_stage_fail(w.st.name, &err);
+    if (!w.log) {
+        kb_fmt(w.logbuf, sizeof w.logbuf, "%s.log", w.out);
+        w.log = w.logbuf;
+    }
+    void *ph;
+    if (read_list(&w, &err) != 0 || !(w.p = kb_problem_load(w.problem_so, &ph, &err)))
+        return kb_stage_fail(w.st.name, &err);
+    w.st.cell = (kb_cell){"mutation", w.p->id, ""};
+    w.n_out = w.p->n_outputs < KB_MAX_OUTPUTS ? w.p->n_outputs : KB_MAX_OUTPUTS;
+    if (reference_pool(&w, &err) != 0)
+        return kb_stage_fail(w.st.name, &err);
+    if (w.ref_outcome == KB_OUT_OK && run_samples(&w, &err) != 0)
+        return kb_stage_fail(w.st.name, &err);
+    if (write_artifact(&w, &err) != 0)
+        return kb_stage_fail(w.st.name, &err);
+    int n_ok = 0, n_ran = 0;
+    for (size_t i = 0; i < w.n; i++) {
+        n_ran += w.S[i].call[0] >= 0 || w.S[i].outcome == KB_OUT_OK;
+        n_ok += w.S[i].outcome == KB_OUT_OK;
+    }
+    kb_progress(&w.st, "%s %zu samples (%d ran every entry) x %zu pool entries; fp64 reference %.1f s, samples %.1f s",
+                w.ref_outcome == KB_OUT_OK ? "ok" : kb_outcome_name(w.ref_outcome), w.n, n_ok, NPOOL, w.ref_s, w.run_s);
+    if (w.ref_outcome != KB_OUT_OK)
+        printf("    %s\n", w.ref_detail);
+    (void)n_ran;
+    return 0;
+}
