@@ -149,7 +149,7 @@ LIBKBOPS := $(LIBD)/libkbops.so
 # the runner as a library, for the Python runner of KernelBench-format (.py) submissions
 LIBKBRUNNER := $(LIBD)/libkbrunner.so
 
-CPU_STAGES := compile aggregate h5get prompts extract mutate
+CPU_STAGES := compile aggregate h5get prompts extract mutate mutation-report
 GPU_STAGES := sanity-check baseline-time verify-distributions memory-profile fidelity witness
 GPU_TOOLS := runner gpuinfo
 BENCHES := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
@@ -306,7 +306,11 @@ endif
 
 A := $(ARTIFACTS)/$(PROTOCOL)
 SUBS ?= $(BUILD)/sub
-STAMPS := $(BUILD)/stamps/$(PROTOCOL)
+# the knob stamps of the tree: build/stamps/<protocol> for the default ARTIFACTS=artifacts, one set
+# per other tree (ARTIFACTS=artifacts/mutation: build/stamps/artifacts_mutation/<protocol>), so that
+# a tree made with other knob values (make mutation's NO_TIMING=1 CALL_TIMEOUT=5) never makes
+# another tree's artifacts look stale
+STAMPS := $(BUILD)/stamps/$(if $(filter artifacts,$(ARTIFACTS:%/=%)),,$(subst /,_,$(ARTIFACTS:%/=%))/)$(PROTOCOL)
 KB_GIT_REV ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 export KB_GIT_REV
 # the .py kind: the interpreter with torch, the Python runner, the problems' .py specs
@@ -439,7 +443,11 @@ STAMP_sanity-check += $(if $(filter 1,$(NO_TIMING)),no-timing)
 # and `make -n` see the truth.
 # (compared with runs of spaces squeezed: stamps written before the table held "10  20")
 update_stamp = $(shell mkdir -p $(dir $1) && { echo '$2' | cmp -s - <(tr -s ' ' 2>/dev/null < $1) || echo '$2' > $1; })
+# (not by make mutation / witness alone: their knobs are for the mutation tree, which their sub-makes
+# stamp, and the witness stamp below)
+ifneq ($(filter-out mutation witness,$(GOALS)),)
 $(foreach s,$(STAMPED),$(call update_stamp,$(STAMPS)/$(s).stamp,$(STAMP_$(s))))
+endif
 $(call update_stamp,$(BUILD)/stamps/compile.stamp,$(STAMP_compile))
 ifneq ($(READS_SUBMISSIONS),)
 ifneq ($(SUB_PY),)
@@ -615,6 +623,60 @@ mutants: $(BIN)/kb-mutate
 	  --per-rule $(MUTATE_PER_RULE) --per-rule-py $(MUTATE_PER_RULE_PY) \
 	  $(if $(filter 1,$(MUTATE_CHECK)),--compile-check) --jobs $(MUTATE_JOBS) --nvcc $(NVCC) --gencode '$(CUDA_GENCODE)' \
 	  --include include --cache $(BUILD)/mutants/compile-cache.tsv --compile-timeout $(COMPILE_TIMEOUT) --limit $(MUTATE_LIMIT)
+
+# ---- the mutation report (make mutation; docs/mutation.md) ---------------------------------------
+# make mutation [PROBLEM=...] CALL_TIMEOUT=5: over the mutants of submissions/mutants/mutants.csv
+# (make mutants first) of PROBLEM's problems: compile the mutants and their origins, kb-witness per
+# problem (the fp64 pool), send the witnessed mutants and the origins through both protocols'
+# checks (no timing) in MUT_DIR, then kb-mutation-report: MUT_DIR/report/mutation.csv, its detail
+# and summary. Every step resumes (make re-runs only what changed).
+MUT_DIR := $(ARTIFACTS)/mutation
+MUT_MAN := submissions/mutants/mutants.csv
+space := $(subst ,, )
+comma := ,
+ifneq ($(filter mutation witness,$(GOALS)),)
+ifeq ($(wildcard $(MUT_MAN)),)
+$(error $(MUT_MAN) does not exist: make mutants MUTATE_FROM=... first (docs/mutation.md))
+endif
+ifneq ($(MODEL),)
+$(error make mutation takes no MODEL: it runs the mutants of $(MUT_MAN) and the samples they were made from)
+endif
+# the manifest's problems (column 2) and origins (column 3): neither is ever quoted (kb-mutate)
+MUT_PROBS := $(filter $(or $(PICKED),%),$(sort $(shell awk -F, 'NR > 1 { print $$2 }' $(MUT_MAN))))
+ifeq ($(MUT_PROBS),)
+$(error $(MUT_MAN) has no mutant of $(or $(PROBLEM),any problem))
+endif
+MUT_PROBLEM := $(subst $(space),$(comma),$(MUT_PROBS))
+MUT_ORIG := $(sort $(shell awk -F, -v want=' $(MUT_PROBS) ' 'NR > 1 && index(want, " " $$2 " ") { print $$3 }' $(MUT_MAN)))
+MUT_WIT := $(MUT_PROBS:%=$(MUT_DIR)/witness/%.h5)
+$(call update_stamp,$(BUILD)/stamps/witness.stamp,call-timeout $(CALL_TIMEOUT) seed $(SEED))
+endif
+.PHONY: mutation witness
+witness: $(MUT_WIT)
+# the samples of one problem for kb-witness: its origins, then its mutants (manifest order)
+$(MUT_DIR)/witness/%.list: $(MUT_MAN)
+	@mkdir -p $(@D)
+	$(Q)awk -F, -v p='$*' 'NR > 1 && $$2 == p { if (!seen[$$3]++) o[++no] = $$3; m[++nm] = "mutants/" p "/" $$1 } \
+	  END { for (i = 1; i <= no; i++) print o[i]; for (i = 1; i <= nm; i++) print m[i] }' $< | \
+	  while read -r c; do k=kernel.so; for f in submissions/$$c.py; do [ -f "$$f" ] && k=kernel.py; done; \
+	    printf '%s\t%s\t%s\n' "$$c" "$(BUILD)/sub/$$c/$$k" "$(BUILD)/sub/$$c/compile.h5"; done > $@.tmp && mv $@.tmp $@
+.SECONDEXPANSION:
+$(MUT_DIR)/witness/%.h5: $(MUT_DIR)/witness/%.list $(BUILD)/problems/%.so problems/%.py $(call tool,kb-witness) \
+  $(call tool,libkbrunner) $(BUILD)/stamps/witness.stamp $$(wildcard $(BUILD)/sub/mutants/$$*/*/compile.h5)
+	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-witness $(GPU_FLAGS) --call-timeout $(CALL_TIMEOUT) --seed $(SEED) \
+	  --problem $(BUILD)/problems/$*.so --spec problems/$*.py --samples $< --out $@
+mutation: build
+	$(Q)$(MAKE) --no-print-directory -k compile MODEL=mutants PROBLEM=$(MUT_PROBLEM) || true
+	$(Q)$(MAKE) --no-print-directory -k compile ONLY_CELLS='$(MUT_ORIG)' PROBLEM=$(MUT_PROBLEM) || true
+	$(Q)$(MAKE) --no-print-directory -k witness PROBLEM=$(MUT_PROBLEM)
+	$(Q)$(BIN)/kb-mutation-report --manifest $(MUT_MAN) --witness '$(MUT_WIT)' --list-witnessed $(MUT_DIR)/witnessed.txt
+	$(Q)w="$$(grep '^mutants/' $(MUT_DIR)/witnessed.txt | tr '\n' ' ')"; for p in paper strict; do \
+	  $(MAKE) --no-print-directory -k checks PROBLEM=$(MUT_PROBLEM) ARTIFACTS=$(MUT_DIR) NO_TIMING=1 PROTOCOL=$$p \
+	    ONLY_CELLS='$(MUT_ORIG)'; \
+	  [ -z "$$w" ] || $(MAKE) --no-print-directory -k checks MODEL=mutants PROBLEM=$(MUT_PROBLEM) ARTIFACTS=$(MUT_DIR) \
+	    NO_TIMING=1 PROTOCOL=$$p ONLY_CELLS="$$w"; done
+	$(Q)$(BIN)/kb-mutation-report --manifest $(MUT_MAN) --witness '$(MUT_WIT)' --paper $(MUT_DIR)/paper \
+	  --strict $(MUT_DIR)/strict --out $(MUT_DIR)/report
 
 deps-check:
 ifneq ($(MISSING_DEPS),)

@@ -37,32 +37,35 @@ const kb_timer_spec kb_timers[KB_N_TIMERS] = {
 
 /* The paper's hidden distributions: every floating-point INPUT scaled, parameters untouched. */
 static const kb_dist paper_dists[] = {
-    {"D1", "x 1.0 (fresh draw)", "baseline behaviour on new values", SCALE(1.0), 0, KEEP},
-    {"D2", "x 3.0", "overflow in exp/tanh approximations, accumulated error", SCALE(3.0), 0, KEEP},
-    {"D3", "x 0.01", "underflow, epsilon handling, small variances", SCALE(0.01), 0, KEEP},
-    {"D4", "x -1.0", "sign-dependent paths (ReLU returning its input)", SCALE(-1.0), 0, KEEP},
+    {"D1", "x 1.0 (fresh draw)", "baseline behaviour on new values", SCALE(1.0), 0, KEEP, 0},
+    {"D2", "x 3.0", "overflow in exp/tanh approximations, accumulated error", SCALE(3.0), 0, KEEP, 0},
+    {"D3", "x 0.01", "underflow, epsilon handling, small variances", SCALE(0.01), 0, KEEP, 0},
+    {"D4", "x -1.0", "sign-dependent paths (ReLU returning its input)", SCALE(-1.0), 0, KEEP, 0},
 };
 
 /* The strict protocol: the paper's four, then draws that also perturb the parameters and cover
  * the value ranges the paper's never reach. Parameters are re-drawn U(-1,1): a ones weight or a
  * zeros bias becomes a random value, so a deleted multiply or add shows. */
 static const kb_dist strict_dists[] = {
-    {"D1", "x 1.0 (fresh draw)", "baseline behaviour on new values", SCALE(1.0), 0, KEEP},
-    {"D2", "x 3.0", "overflow in exp/tanh approximations, accumulated error", SCALE(3.0), 0, KEEP},
-    {"D3", "x 0.01", "underflow, epsilon handling, small variances", SCALE(0.01), 0, KEEP},
-    {"D4", "x -1.0", "sign-dependent paths", SCALE(-1.0), 0, KEEP},
+    {"D1", "x 1.0 (fresh draw)", "baseline behaviour on new values", SCALE(1.0), 0, KEEP, 0},
+    {"D2", "x 3.0", "overflow in exp/tanh approximations, accumulated error", SCALE(3.0), 0, KEEP, 0},
+    {"D3", "x 0.01", "underflow, epsilon handling, small variances", SCALE(0.01), 0, KEEP, 0},
+    {"D4", "x -1.0", "sign-dependent paths", SCALE(-1.0), 0, KEEP, 0},
     {"P1", "inputs as generated, parameters U(-1,1)", "deleted multiplies by ones / adds of zeros, unused parameters",
-     KEEP, 1, GEN(KB_GEN_UNIFORM, -1.0, 1.0)},
+     KEEP, 1, GEN(KB_GEN_UNIFORM, -1.0, 1.0), 0},
     {"S1", "inputs U(-1,1), parameters U(-1,1)", "mixed signs: cancellation, abs/sign bugs", GEN(KB_GEN_UNIFORM, -1.0, 1.0), 1,
-     GEN(KB_GEN_UNIFORM, -1.0, 1.0)},
+     GEN(KB_GEN_UNIFORM, -1.0, 1.0), 0},
     {"S2", "inputs +-10^U(-3,3)", "wide dynamic range: precision downgrades, overflow, lost small terms",
-     GEN(KB_GEN_LOGUNIFORM_SIGNED, -3.0, 3.0), 1, GEN(KB_GEN_UNIFORM, -1.0, 1.0)},
-    {"S3", "inputs U(-1,1) x 1e-6", "tiny values: flush-to-zero, epsilon dominance", GEN(KB_GEN_UNIFORM, -1e-6, 1e-6), 0, KEEP},
+     GEN(KB_GEN_LOGUNIFORM_SIGNED, -3.0, 3.0), 1, GEN(KB_GEN_UNIFORM, -1.0, 1.0), 0},
+    {"S3", "inputs U(-1,1) x 1e-6", "tiny values: flush-to-zero, epsilon dominance", GEN(KB_GEN_UNIFORM, -1e-6, 1e-6), 0, KEEP, 0},
     {"S4", "inputs U(-1,1) with 50% exact zeros", "sparse data: zero-skipping shortcuts, division by zero",
-     GEN_SPARSE(KB_GEN_UNIFORM, -1.0, 1.0, 0.5), 1, GEN(KB_GEN_UNIFORM, -1.0, 1.0)},
-    {"S5", "inputs U(-100,100)", "large magnitudes: unstable exp/softmax, overflow", GEN(KB_GEN_UNIFORM, -100.0, 100.0), 0, KEEP},
+     GEN_SPARSE(KB_GEN_UNIFORM, -1.0, 1.0, 0.5), 1, GEN(KB_GEN_UNIFORM, -1.0, 1.0), 0},
+    {"S5", "inputs U(-100,100)", "large magnitudes: unstable exp/softmax, overflow", GEN(KB_GEN_UNIFORM, -100.0, 100.0), 0, KEEP, 0},
     {"S6", "inputs U(-1,0)", "all negative: the other half of every sign-dependent path", GEN(KB_GEN_UNIFORM, -1.0, 0.0), 1,
-     GEN(KB_GEN_UNIFORM, -1.0, 1.0)},
+     GEN(KB_GEN_UNIFORM, -1.0, 1.0), 0},
+    /* last, so the others keep their seeds; only where the output subtracts a statistic of its input */
+    {"S7", "inputs 1000 + U(0,1)", "large offset: cancellation in means and variances (one-pass E[x^2] - E[x]^2), "
+     "softmax and log-sum-exp without max subtraction", GEN(KB_GEN_UNIFORM, 1000.0, 1001.0), 0, KEEP, KB_PROB_CENTERED},
 };
 
 #define N_OF(a) (sizeof(a) / sizeof(a)[0])
@@ -309,6 +312,11 @@ uint64_t kb_seed(const kb_config *c, const char *problem_id, kb_purpose purpose,
 {
     uint64_t h = kb_fnv1a64(problem_id, strlen(problem_id), 0);
     return kb_mix64(h ^ kb_mix64(c->seed) ^ kb_mix64(((uint64_t)purpose << 32) | index));
+}
+
+int kb_dist_applies(const kb_dist *d, uint32_t problem_flags)
+{
+    return d->needs == 0 || (d->needs & problem_flags) != 0;
 }
 
 const kb_dist *kb_protocol_dists(const kb_config *c, size_t *n)

@@ -171,8 +171,12 @@ struct kb_dist {
     kb_draw inputs;    /* seed is filled per draw; scale / override / sparsity as defined */
     int perturb_params; /* re-draw parameters with `params` instead of the problem's init */
     kb_draw params;
+    uint32_t needs;    /* problem flags (KB_PROB_*) it applies to, any of them; 0: every problem */
 };
 typedef struct kb_dist kb_dist;
+
+/* Distribution d applies to a problem with these flags (kb_problem.flags). */
+int kb_dist_applies(const kb_dist *d, uint32_t problem_flags);
 
 /* The distributions of the config's protocol. */
 const kb_dist *kb_protocol_dists(const kb_config *cfg, size_t *n);

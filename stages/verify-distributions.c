@@ -41,7 +41,8 @@
 
 /* One sample's run: the distributions' checks, then the probes' findings. */
 typedef struct vd_run {
-    const kb_dist *dists;
+    kb_dist dists[MAX_DISTS]; /* the protocol's distributions that apply to the problem (kb_dist_applies) */
+    uint32_t dindex[MAX_DISTS]; /* each one's index in the protocol's table: its seeds */
     size_t nd;
     kb_check checks[MAX_DISTS];
     int dpass[MAX_DISTS], dran[MAX_DISTS];
@@ -97,11 +98,11 @@ static void dist_draws(const kb_cell_stage *c, const vd_run *v, size_t d, kb_dra
 {
     const char *id = c->p->id;
     *in = v->dists[d].inputs;
-    in->seed = kb_seed(&c->st.cfg, id, KB_SEED_DIST, (uint32_t)d);
+    in->seed = kb_seed(&c->st.cfg, id, KB_SEED_DIST, v->dindex[d]);
     *par = (kb_draw){kb_seed(&c->st.cfg, id, KB_SEED_PARAMS, 0), 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
     if (v->dists[d].perturb_params) {
         *par = v->dists[d].params;
-        par->seed = kb_seed(&c->st.cfg, id, KB_SEED_PARAMS, 1 + (uint32_t)d);
+        par->seed = kb_seed(&c->st.cfg, id, KB_SEED_PARAMS, 1 + v->dindex[d]);
     }
 }
 
@@ -336,7 +337,13 @@ int main(int argc, char **argv)
     if (!s)
         return kb_stage_fail(c.bin, &err);
 
-    v.dists = kb_protocol_dists(&c.st.cfg, &v.nd);
+    size_t n_all;
+    const kb_dist *all = kb_protocol_dists(&c.st.cfg, &n_all);
+    for (size_t d = 0; d < n_all && v.nd < MAX_DISTS; d++)
+        if (kb_dist_applies(&all[d], c.p->flags)) {
+            v.dindex[v.nd] = (uint32_t)d;
+            v.dists[v.nd++] = all[d];
+        }
     v.outcome = ready.outcome;
     snprintf(v.detail, sizeof v.detail, "%s", ready.detail);
     v.n_out = (int)c.p->n_outputs < KB_MAX_OUTPUTS ? (int)c.p->n_outputs : KB_MAX_OUTPUTS;

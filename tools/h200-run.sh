@@ -43,6 +43,11 @@
 #   s17 (prepared in session 11 for the next): the bf16/fp16 GEMMs, make all demo-naive PROTOCOL=strict
 #   s18 (session 12, #15): the bf16/fp16 GEMMs; a first mutation trial: kb-witness (fp64 pool) and both
 #       protocols' checks (NO_TIMING=1) on the mutants of 019, 023, 040 (MUTATE_PER_RULE=1)
+#   s19 (session 13, #15): the mutation report over 12 problems (make mutation, CALL_TIMEOUT=5; the
+#       .cu mutants carried compiled, the .py ones built here while the 10 problems without .py
+#       mutants run), and beside it the strict checks of the bf16/fp16 GEMMs, the one-pass LayerNorm,
+#       the unstable softmax and the honest centring problems (S7); resumable over calls
+#       (.h200-carry/mutation.tgz = the previous call's $OUT/mutation.tgz)
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -540,6 +545,31 @@ elif [ "$phase" = s18 ]; then
     done
     tar czf "$OUT/mutation-trial.tgz" artifacts/mutation submissions/mutants/mutants.csv $(find build/sub/mutants -name compile.h5) 2>/dev/null
     s8_save
+elif [ "$phase" = s19 ]; then
+    if [ ! -d artifacts/mutation ] && [ -f .h200-carry/mutation.tgz ]; then
+        tar xzf .h200-carry/mutation.tgz && sleep 1.1 && find artifacts -type f -exec touch -d "@$(date +%s.%N)" {} +
+        echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts"
+    fi
+    P12=level1/001,level1/003,level1/019,level1/023,level1/026,level1/033,level1/040,level1/042,level1/047,level1/055,level1/057,level1/095
+    P10=level1/001,level1/003,level1/019,level1/026,level1/033,level1/042,level1/047,level1/055,level1/057,level1/095
+    PY2=level1/023,level1/040
+    pyo=$(awk -F, 'NR > 1 && $3 ~ /kernelbench/ { print $3 }' submissions/mutants/mutants.csv | sort -u | tr '\n' ' ')
+    ( t make -j8 -k --no-print-directory compile MODEL=mutants PROBLEM=$PY2; t make -j2 -k --no-print-directory compile ONLY_CELLS="$pyo" PROBLEM=$PY2 ) > "$OUT/compile-py.log" 2>&1 &
+    cpid=$!
+    SP="demo-hacks/level1/001_square_matmul/s2 demo-hacks/level1/001_square_matmul/s3 demo-hacks/level1/040_layernorm/s0 demo-hacks/level1/040_layernorm/s1 demo-hacks/level1/023_softmax/s1 demo-naive/level1/024_log_softmax/s0 demo-naive/level1/034_instancenorm/s0 demo-naive/level1/035_groupnorm/s0"
+    ( for P in strict paper; do reserve=100 lim make -j4 -k --no-print-directory checks ONLY_CELLS="$SP" PROBLEM=level1/001,level1/023,level1/024,level1/034,level1/035,level1/040 ARTIFACTS=artifacts/special NO_TIMING=1 PROTOCOL=$P; done ) > "$OUT/special.log" 2>&1 &
+    spid=$!
+    reserve=60 lim make -j12 -k --no-print-directory mutation PROBLEM=$P10 CALL_TIMEOUT=5 > "$OUT/mutation-10.log" 2>&1; grep -v "^kb:" "$OUT/mutation-10.log" | grep -v "^\[.*compile" | tail -8
+    wait $cpid; grep "^\[\|==" "$OUT/compile-py.log" | tail -4
+    reserve=45 lim make -j16 -k --no-print-directory mutation PROBLEM=$PY2 CALL_TIMEOUT=5 > "$OUT/mutation-2.log" 2>&1; grep -v "^kb:" "$OUT/mutation-2.log" | tail -5
+    wait $spid; grep "verify-dists" "$OUT/special.log"
+    for f in $(find artifacts/special -name verify-distributions.h5 | sort); do
+        printf '%s' "$f"; for x in verified reason verified_tf32 reason_tf32 excess_max tf32_excess_max; do printf ' %s=%s' $x "$(build/bin/kb-h5get "$f" / $x 2>/dev/null)"; done
+        for x in precision_distance_ratio_bf16 fp16_range_fail fp16_range_excess; do printf ' %s=%s' $x "$(build/bin/kb-h5get "$f" /probes $x 2>/dev/null)"; done; echo
+    done | tee "$OUT/special.txt"
+    reserve=8 lim make -k --no-print-directory mutation PROBLEM=$P12 CALL_TIMEOUT=5 2>&1 | grep "^\[mutation" | tail -3
+    cp -r artifacts/mutation/report "$OUT/" 2>/dev/null
+    tar czf "$OUT/mutation.tgz" artifacts/mutation artifacts/special $(find build/sub -name compile.h5 -newer build/.carried) 2>/dev/null; ls -la "$OUT/mutation.tgz"
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call

@@ -84,8 +84,11 @@ typedef struct kb_tensor_spec {
 enum {
     KB_PROB_NONDETERMINISTIC = 1u << 0, /* the reference itself is not bitwise reproducible */
     KB_PROB_EXCLUDED = 1u << 1,         /* excluded from the tables (reference output is zero) */
-    KB_PROB_INPUT_BLIND = 1u << 2       /* the prompt hides the inputs: no get_inputs, get_init_inputs or
+    KB_PROB_INPUT_BLIND = 1u << 2,      /* the prompt hides the inputs: no get_inputs, get_init_inputs or
                                            module constants, shapes in prose (docs/prompts.md) */
+    KB_PROB_CENTERED = 1u << 3          /* the output subtracts a statistic of its input (a mean, a
+                                           variance, a max): the strict protocol adds its large-offset
+                                           distribution S7 (docs/protocols.md) */
 };
 
 typedef struct kb_problem {

@@ -21,4 +21,5 @@ static void reference(kb_ref *r)
 KB_PROBLEM(.title = "Softmax",
            KB_INPUTS(KB_INPUT("x", KB_F32, KB_DIMS(BATCH, DIM), KB_RAND)),
            KB_OUTPUTS(KB_OUTPUT("y", KB_F32, KB_DIMS(BATCH, DIM), .terms = DIM)), /* the row sum */
-           .flops = 5.0 * BATCH * DIM) /* max, subtract, exp, sum, divide per element */
+           .flops = 5.0 * BATCH * DIM, /* max, subtract, exp, sum, divide per element */
+           .flags = KB_PROB_CENTERED)

@@ -30,4 +30,5 @@ KB_PROBLEM(.title = "BatchNorm",
                      KB_PARAM("bn.bias", KB_F32, KB_DIMS(FEATURES), KB_ZEROS)),
            /* terms: the batch statistics sum N*H*W values per channel */
            KB_OUTPUTS(KB_OUTPUT("y", KB_F32, KB_DIMS(BATCH, FEATURES, H, W), .terms = (int64_t)BATCH * H * W)),
-           .flops = 8.0 * BATCH * FEATURES * H * W) /* mean, variance, normalise, scale, shift */
+           .flops = 8.0 * BATCH * FEATURES * H * W, /* mean, variance, normalise, scale, shift */
+           .flags = KB_PROB_CENTERED)

@@ -27,4 +27,5 @@ KB_PROBLEM(.title = "InstanceNorm",
            KB_INPUTS(KB_INPUT("x", KB_F32, KB_DIMS(BATCH, FEATURES, H, W), KB_RAND)),
            /* terms: the statistics of each (n, c) plane sum H*W values */
            KB_OUTPUTS(KB_OUTPUT("y", KB_F32, KB_DIMS(BATCH, FEATURES, H, W), .terms = (int64_t)H * W)),
-           .flops = 8.0 * BATCH * FEATURES * H * W) /* mean, variance, normalise (CSV's count) */
+           .flops = 8.0 * BATCH * FEATURES * H * W, /* mean, variance, normalise (CSV's count) */
+           .flags = KB_PROB_CENTERED)

@@ -29,4 +29,5 @@ KB_PROBLEM(.title = "GroupNorm",
            /* terms: each group's statistics sum (C / G) * H * W values */
            KB_OUTPUTS(KB_OUTPUT("y", KB_F32, KB_DIMS(BATCH, FEATURES, H, W),
                                 .terms = (int64_t)(FEATURES / GROUPS) * H * W)),
-           .flops = 8.0 * BATCH * FEATURES * H * W) /* mean, variance, normalise, scale, shift */
+           .flops = 8.0 * BATCH * FEATURES * H * W, /* mean, variance, normalise, scale, shift */
+           .flags = KB_PROB_CENTERED)

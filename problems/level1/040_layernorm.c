@@ -25,4 +25,5 @@ KB_PROBLEM(.title = "LayerNorm",
                      KB_PARAM("ln.bias", KB_F32, KB_DIMS(FEATURES, D1, D2), KB_ZEROS)),
            /* terms: each row's statistics sum 64 * 256 * 256 values */
            KB_OUTPUTS(KB_OUTPUT("y", KB_F32, KB_DIMS(BATCH, FEATURES, D1, D2), .terms = (int64_t)FEATURES * D1 * D2)),
-           .flops = 8.0 * BATCH * FEATURES * D1 * D2) /* mean, variance, normalise, scale, shift */
+           .flops = 8.0 * BATCH * FEATURES * D1 * D2, /* mean, variance, normalise, scale, shift */
+           .flags = KB_PROB_CENTERED)

@@ -29,4 +29,5 @@ KB_PROBLEM(.title = "CrossEntropyLoss",
             * the strict bound). */
            KB_OUTPUTS(KB_OUTPUT("loss", KB_F32, KB_SCALAR_DIMS, .terms = BATCH + CLASSES)),
            /* log_softmax (max, subtract, exp, sum, log, subtract) + the gathered mean */
-           .flops = 7.0 * BATCH * CLASSES)
+           .flops = 7.0 * BATCH * CLASSES,
+           .flags = KB_PROB_CENTERED)

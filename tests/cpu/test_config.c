@@ -20,6 +20,7 @@
 
 #include <math.h>
 
+#include "kb/problem.h"
 #include "kb_config.h"
 #include "kb_stage.h"
 
@@ -418,6 +419,7 @@ typedef struct dist_spec {
     kb_gen gen;
     double zero_fraction;
     int perturb;
+    uint32_t needs;
 } dist_spec;
 
 static const dist_spec paper_spec[] = {
@@ -439,6 +441,7 @@ static const dist_spec strict_spec[] = {
     {"S4", 1.0, 1, {KB_GEN_UNIFORM, -1, 1}, 0.5, 1},              /* half exact zeros */
     {"S5", 1.0, 1, {KB_GEN_UNIFORM, -100, 100}, 0, 0},            /* large magnitudes */
     {"S6", 1.0, 1, {KB_GEN_UNIFORM, -1, 0}, 0, 1},                /* all negative */
+    {"S7", 1.0, 1, {KB_GEN_UNIFORM, 1000, 1001}, 0, 0, KB_PROB_CENTERED}, /* large offset, centring problems only */
 };
 
 static void check_dists(const kb_dist *d, size_t n, const dist_spec *spec, size_t n_spec, const char *proto)
@@ -470,6 +473,9 @@ static void check_dists(const kb_dist *d, size_t n, const dist_spec *spec, size_
                       "%s %s leaves parameters untouched but its params draw is not the identity", proto, s->name);
         }
         KBT_CHECK(d[i].inputs.seed == 0 && d[i].params.seed == 0, "%s %s has a seed in the table", proto, s->name);
+        KBT_CHECK(d[i].needs == s->needs, "%s %s applies to problem flags %#x, want %#x", proto, s->name, d[i].needs, s->needs);
+        KBT_CHECK(kb_dist_applies(&d[i], 0) == (d[i].needs == 0), "%s %s: kb_dist_applies on a plain problem", proto, s->name);
+        KBT_CHECK(kb_dist_applies(&d[i], KB_PROB_CENTERED), "%s %s does not apply to a centring problem", proto, s->name);
         for (size_t j = 0; j < i; j++)
             KBT_CHECK(strcmp(d[i].name, d[j].name) != 0, "%s: duplicate distribution %s", proto, d[i].name);
     }
