@@ -14,8 +14,14 @@ make -j"$(nproc)" build build/tests/check_problems build/tests/gpu/test_generato
 # staged with the debug info stripped (the carry limit counts the working tree too)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-cp -a --parents build/bin build/lib build/problems build/obj/problems build/obj/ops build/refhash \
+cp -a --parents build/bin build/lib build/problems build/obj build/refhash \
     build/tests/check_problems build/tests/test_sandbox build/tests/gpu build/REVISION "$stage/"
+# the objects' dependency files without the headers outside the repository: they name this
+# machine's system and -dev headers (/usr/include/hdf5/serial/..., gcc's own), which the device
+# lacks or has elsewhere, and a missing one makes make there rebuild every object and relink
+# every tool with another compiler (new content hashes: every carried artifact and compile record
+# looked stale, session 10)
+find "$stage/build/obj" -name '*.d' -exec sed -i -E 's#(^| )/[^ ]+# #g' {} +
 # the knob stamps and the tools' content hashes (not the model checks): without them make there
 # writes them new, newer than every carried compile record, and recompiles every carried sample
 # (session 10's s14 call); carried, a hash is rewritten only if a binary's code differs there
