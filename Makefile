@@ -646,10 +646,13 @@ MUT_PROBS := $(filter $(or $(PICKED),%),$(sort $(shell awk -F, 'NR > 1 { print $
 ifeq ($(MUT_PROBS),)
 $(error $(MUT_MAN) has no mutant of $(or $(PROBLEM),any problem))
 endif
+ifeq ($(shell echo '$(WITNESS_JOBS)' | grep -qx '[1-9][0-9]*' && echo '$(WITNESS_MEMORY)' | grep -qx '[0-9]*\.\?[0-9]\+' && echo ok),)
+$(error WITNESS_JOBS=$(WITNESS_JOBS) (a whole number >= 1) / WITNESS_MEMORY=$(WITNESS_MEMORY) (GiB, a number > 0))
+endif
 MUT_PROBLEM := $(subst $(space),$(comma),$(MUT_PROBS))
 MUT_ORIG := $(sort $(shell awk -F, -v want=' $(MUT_PROBS) ' 'NR > 1 && index(want, " " $$2 " ") { print $$3 }' $(MUT_MAN)))
 MUT_WIT := $(MUT_PROBS:%=$(MUT_DIR)/witness/%.h5)
-$(call update_stamp,$(BUILD)/stamps/witness.stamp,call-timeout $(CALL_TIMEOUT) seed $(SEED))
+$(call update_stamp,$(BUILD)/stamps/witness.stamp,call-timeout $(CALL_TIMEOUT) seed $(SEED) ref-memory $(WITNESS_MEMORY))
 endif
 .PHONY: mutation witness
 witness: $(MUT_WIT)
@@ -663,20 +666,22 @@ $(MUT_DIR)/witness/%.list: $(MUT_MAN)
 .SECONDEXPANSION:
 $(MUT_DIR)/witness/%.h5: $(MUT_DIR)/witness/%.list $(BUILD)/problems/%.so problems/%.py $(call tool,kb-witness) \
   $(call tool,libkbrunner) $(BUILD)/stamps/witness.stamp $$(wildcard $(BUILD)/sub/mutants/$$*/*/compile.h5)
-	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-witness $(GPU_FLAGS) --call-timeout $(CALL_TIMEOUT) --seed $(SEED) \
+	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-witness $(GPU_FLAGS) --call-timeout $(CALL_TIMEOUT) --seed $(SEED) --ref-memory $(WITNESS_MEMORY) \
 	  --problem $(BUILD)/problems/$*.so --spec problems/$*.py --samples $< --out $@
 mutation: build
 	$(Q)$(MAKE) --no-print-directory -k compile MODEL=mutants PROBLEM=$(MUT_PROBLEM) || true
 	$(Q)$(MAKE) --no-print-directory -k compile ONLY_CELLS='$(MUT_ORIG)' PROBLEM=$(MUT_PROBLEM) || true
-	$(Q)$(MAKE) --no-print-directory -k witness PROBLEM=$(MUT_PROBLEM)
-	$(Q)$(BIN)/kb-mutation-report --manifest $(MUT_MAN) --witness '$(MUT_WIT)' --list-witnessed $(MUT_DIR)/witnessed.txt
-	$(Q)w="$$(grep '^mutants/' $(MUT_DIR)/witnessed.txt | tr '\n' ' ')"; for p in paper strict; do \
+	$(Q)rc=0; $(MAKE) --no-print-directory -k -j$(WITNESS_JOBS) witness PROBLEM=$(MUT_PROBLEM) || \
+	  { rc=1; echo "make mutation: a witness run failed (above); its problem's mutants are reported without one" >&2; }; \
+	wit="$$(ls $(MUT_WIT) 2>/dev/null | tr '\n' ' ')"; [ -n "$$wit" ] || { echo "make mutation: no witness artifact" >&2; exit 1; }; \
+	$(BIN)/kb-mutation-report --manifest $(MUT_MAN) --witness "$$wit" --list-witnessed $(MUT_DIR)/witnessed.txt || exit 1; \
+	w="$$(grep '^mutants/' $(MUT_DIR)/witnessed.txt | tr '\n' ' ')"; for p in paper strict; do \
 	  $(MAKE) --no-print-directory -k checks PROBLEM=$(MUT_PROBLEM) ARTIFACTS=$(MUT_DIR) NO_TIMING=1 PROTOCOL=$$p \
-	    ONLY_CELLS='$(MUT_ORIG)'; \
+	    ONLY_CELLS='$(MUT_ORIG)' || rc=1; \
 	  [ -z "$$w" ] || $(MAKE) --no-print-directory -k checks MODEL=mutants PROBLEM=$(MUT_PROBLEM) ARTIFACTS=$(MUT_DIR) \
-	    NO_TIMING=1 PROTOCOL=$$p ONLY_CELLS="$$w"; done
-	$(Q)$(BIN)/kb-mutation-report --manifest $(MUT_MAN) --witness '$(MUT_WIT)' --paper $(MUT_DIR)/paper \
-	  --strict $(MUT_DIR)/strict --out $(MUT_DIR)/report
+	    NO_TIMING=1 PROTOCOL=$$p ONLY_CELLS="$$w" || rc=1; done; \
+	$(BIN)/kb-mutation-report --manifest $(MUT_MAN) --witness "$$wit" --paper $(MUT_DIR)/paper \
+	  --strict $(MUT_DIR)/strict --out $(MUT_DIR)/report || exit 1; exit $$rc
 
 deps-check:
 ifneq ($(MISSING_DEPS),)

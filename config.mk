@@ -82,6 +82,10 @@ MUTATE_PER_RULE ?= 0
 MUTATE_PER_RULE_PY ?= 0
 # Parallel nvcc processes of that check (default: one per core).
 MUTATE_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# make mutation: kb-witness processes at a time (each holds its problem's PyTorch fp64 model and
+# reference buffers), and the GiB of reference buffers each may hold (the pool runs in chunks).
+WITNESS_JOBS ?= 4
+WITNESS_MEMORY ?= 16
 
 # ---- building and testing ------------------------------------------------------------------------
 # Host code under a sanitizer: asan, ubsan, or empty.

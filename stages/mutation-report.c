@@ -32,7 +32,7 @@ static const char *fam_names[FAMS] = {"boundary", "sync", "precision", "indexing
 
 /* One witness artifact (one problem). */
 typedef struct wit {
-    char path[1024], problem[256];
+    char path[1024], problem[256], root_outcome[64], root_detail[512];
     size_t n, K;
     char **cell, **outcome, **detail, **pool;
     int64_t *call, *skipped;
@@ -64,7 +64,9 @@ static int read_wit(const char *path, wit *w, kb_err *err)
     if (!r)
         return -1;
     size_t n1, n2, n3, nc, ne, ne2, nk;
+    kb_h5r_attr_str(r, "/", KB_ATTR_OUTCOME_DETAIL, w->root_detail, sizeof w->root_detail, err);
     int rc = kb_h5r_attr_str(r, "/", KB_ATTR_PROBLEM, w->problem, sizeof w->problem, err) ||
+             kb_h5r_attr_str(r, "/", KB_ATTR_OUTCOME, w->root_outcome, sizeof w->root_outcome, err) ||
              kb_h5r_strv(r, "/samples/cell", &w->cell, &w->n, err) ||
              kb_h5r_strv(r, "/samples/outcome", &w->outcome, &n1, err) ||
              kb_h5r_strv(r, "/samples/detail", &w->detail, &n2, err) || kb_h5r_strv(r, "/pool/name", &w->pool, &w->K, err) ||
@@ -259,6 +261,12 @@ int main(int argc, char **argv)
             if (!strcmp(W[k].problem, m->problem))
                 w = &W[k];
         long im = w ? wit_find(w, m->cell) : -1, io = w ? wit_find(w, m->origin) : -1;
+        if (w && strcmp(w->root_outcome, "ok") != 0) {
+            m->state = -2;
+            kb_fmt(m->reason, sizeof m->reason, "%s: no witness run (its fp64 reference: %s, %.300s)", m->sample,
+                   w->root_outcome, w->root_detail);
+            continue;
+        }
         if (im < 0 || io < 0) {
             m->state = -2;
             kb_fmt(m->reason, sizeof m->reason, "%s: no witness run (%s)", m->sample,

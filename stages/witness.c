@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -92,9 +93,11 @@ typedef struct w_run {
     const char *problem_so, *spec, *list, *out, *runner, *gpus, *log;
     char logbuf[4200];
     kb_gpu_stage st;
+    const char *ref_memory;   /* --ref-memory GiB: the budget of the pool's reference buffers */
     const kb_problem *p;
     uint32_t n_out;
-    void *ref[NPOOL][KB_MAX_OUTPUTS], *mag[NPOOL][KB_MAX_OUTPUTS];
+    size_t chunk;             /* pool entries whose references are held at once */
+    void *ref[NPOOL][KB_MAX_OUTPUTS], *mag[NPOOL][KB_MAX_OUTPUTS]; /* [k - k0] for the chunk [k0, k0 + chunk) */
     int skipped[NPOOL];       /* the fp64 reference is NaN/inf there, or its call failed */
     char ref_detail[1024];
     kb_outcome ref_outcome;
@@ -145,60 +148,78 @@ static int read_list(w_run *w, kb_err *err)
     return 0;
 }
 
-/* The pool's fp64 references (and magnitude references) into buffers this process keeps. */
-static int reference_pool(w_run *w, kb_err *err)
+/* cudaMalloc, waiting (up to 10 minutes) while other stages on the GPU hold the memory. */
+static cudaError_t alloc_wait(void **p, size_t b)
 {
     double t0 = kb_now_s();
+    int said = 0;
+    for (;;) {
+        cudaError_t e = cudaMalloc(p, b);
+        if (e != cudaErrorMemoryAllocation || kb_now_s() - t0 > 600.0)
+            return e;
+        cudaGetLastError();
+        if (!said++)
+            fprintf(stderr, "kb-witness: waiting for %.1f GiB of device memory (other stages hold it) ...\n",
+                    (double)b / (1u << 30));
+        usleep(500000);
+    }
+}
+
+/* The fp64 reference's session (the problem's PyTorch Model in float64), kept for every chunk. */
+static kb_session *reference_open(w_run *w, kb_err *err)
+{
     kb_session_opts so = {w->runner, w->problem_so, w->spec, KB_TARGET_SUBMISSION, KB_MATH_EXACT, KB_INIT_MEMTRACK, 0,
                           w->st.cfg.call_timeout_s, w->log, 1, KB_MATH_EXACT, 1, "Model", 1};
     kb_session *s = kb_session_spawn(&so, err);
     if (!s)
-        return -1;
+        return NULL;
     kb_session_started(s, 120.0 + w->st.cfg.call_timeout_s);
-    if (kb_gpu_stage_begin(&w->st, w->gpus, KB_LOCK_SHARED, err) != 0)
-        goto fail;
     kb_call_outcome co;
-    if (kb_session_init(s, w->st.device, &co, err) != 0 || kb_session_ready(s, &co, err) != 0)
-        goto fail;
+    if (kb_session_init(s, w->st.device, &co, err) != 0 || kb_session_ready(s, &co, err) != 0) {
+        kb_session_close(s);
+        return NULL;
+    }
     w->ref_outcome = co.outcome;
-    for (size_t k = 0; k < NPOOL && co.outcome == KB_OUT_OK; k++) {
-        for (uint32_t i = 0; i < w->n_out; i++) {
-            uint64_t b = kb_spec_bytes(&w->p->outputs[i]);
-            KB_CUDA_CHECK(err, cudaMalloc(&w->ref[k][i], b));
-            KB_CUDA_CHECK(err, cudaMalloc(&w->mag[k][i], b));
-        }
+    if (co.outcome != KB_OUT_OK)
+        kb_fmt(w->ref_detail, sizeof w->ref_detail, "the fp64 reference (PyTorch Model in float64): %s", co.detail);
+    return s;
+}
+
+/* The fp64 references (and magnitude references) of entries [k0, k1) into the chunk's buffers. */
+static int reference_chunk(w_run *w, kb_session *s, size_t k0, size_t k1, kb_err *err)
+{
+    double t0 = kb_now_s();
+    kb_call_outcome co = {.outcome = KB_OUT_OK};
+    for (size_t k = k0; k < k1; k++) {
+        void **ref = w->ref[k - k0], **mag = w->mag[k - k0];
         kb_draw in, par;
         pool_draws(&w->st.cfg, w->p->id, k, &in, &par);
         int nf = 0;
         /* the magnitude reference (C op library, exact FP32, on |x|), then the fp64 call on the draw */
         if (kb_session_draw(s, &in, &par, err) != 0 || kb_session_reference(s, 1, NULL, err) != 0 ||
-            kb_session_save_magnitude(s, w->mag[k], err) != 0 || kb_session_draw(s, &in, &par, err) != 0 ||
+            kb_session_save_magnitude(s, mag, err) != 0 || kb_session_draw(s, &in, &par, err) != 0 ||
             kb_session_poison(s, err) != 0 || kb_session_call(s, KB_CALL_DEVICE_SYNC, &co, err) != 0)
-            goto fail;
-        if (co.outcome != KB_OUT_OK)
+            return -1;
+        if (co.outcome != KB_OUT_OK) {
+            w->ref_outcome = co.outcome;
+            kb_fmt(w->ref_detail, sizeof w->ref_detail, "the fp64 reference (PyTorch Model in float64) on %s: %s",
+                   pool[k].name, co.detail);
             break;
-        if (kb_session_save_outputs(s, w->ref[k], err) != 0 ||
-            kb_session_load_reference(s, (const void *const *)w->ref[k], NULL, err) != 0)
-            goto fail;
+        }
+        if (kb_session_save_outputs(s, ref, err) != 0 ||
+            kb_session_load_reference(s, (const void *const *)ref, NULL, err) != 0)
+            return -1;
         for (uint32_t i = 0; i < w->n_out; i++) {
             kb_cmp_stats st;
             if (kb_session_compare_refs_self(s, i, &st, err) != 0)
-                goto fail;
+                return -1;
             if (st.n_nan_ref || st.n_inf_ref)
                 nf = 1;
         }
         w->skipped[k] = nf;
     }
-    if (co.outcome != KB_OUT_OK) {
-        w->ref_outcome = co.outcome;
-        kb_fmt(w->ref_detail, sizeof w->ref_detail, "the fp64 reference (PyTorch Model in float64): %s", co.detail);
-    }
-    kb_session_close(s);
-    w->ref_s = kb_now_s() - t0;
+    w->ref_s += kb_now_s() - t0;
     return 0;
-fail:
-    kb_session_close(s);
-    return -1;
 }
 
 static kb_session *spawn_sample(w_run *w, w_sample *s, kb_err *err)
@@ -213,13 +234,14 @@ static kb_session *spawn_sample(w_run *w, w_sample *s, kb_err *err)
         return NULL;
     }
     kb_session_opts so = {w->runner, w->problem_so, s->target, KB_TARGET_SUBMISSION, KB_MATH_FP32,
-                          KB_INIT_SANDBOX | KB_INIT_MEMTRACK, -1, w->st.cfg.call_timeout_s, w->log, 1, KB_MATH_EXACT, 0,
+                          KB_INIT_SANDBOX | KB_INIT_MEMTRACK, -1, w->st.cfg.call_timeout_s, w->log, 1, KB_MATH_EXACT, 1,
                           NULL, 0};
     return kb_session_spawn(&so, err);
 }
 
-/* One sample over the pool: stops at the first call that fails (the child is gone). */
-static int run_sample(w_run *w, w_sample *s, kb_session *ss, kb_err *err)
+/* One sample over entries [k0, k1): stops at the first call that fails (the child is gone, and
+ * the sample runs no later entry). */
+static int run_sample(w_run *w, w_sample *s, kb_session *ss, size_t k0, size_t k1, kb_err *err)
 {
     double t0 = kb_now_s();
     kb_call_outcome co;
@@ -230,13 +252,13 @@ static int run_sample(w_run *w, w_sample *s, kb_session *ss, kb_err *err)
         snprintf(s->detail, sizeof s->detail, "%s", co.detail);
         return 0;
     }
-    for (size_t k = 0; k < NPOOL; k++) {
+    for (size_t k = k0; k < k1; k++) {
         if (w->skipped[k])
             continue;
         kb_draw in, par;
         pool_draws(&w->st.cfg, w->p->id, k, &in, &par);
         if (kb_session_draw(ss, &in, &par, err) != 0 ||
-            kb_session_load_reference(ss, (const void *const *)w->ref[k], (const void *const *)w->mag[k], err) != 0 ||
+            kb_session_load_reference(ss, (const void *const *)w->ref[k - k0], (const void *const *)w->mag[k - k0], err) != 0 ||
             kb_session_poison(ss, err) != 0 || kb_session_call(ss, KB_CALL_DEVICE_SYNC, &co, err) != 0)
             return -1;
         s->call[k] = (int)co.outcome;
@@ -269,30 +291,34 @@ static int run_sample(w_run *w, w_sample *s, kb_session *ss, kb_err *err)
         s->excess[k] = ex;
         s->excess_tf32[k] = ex32;
     }
-    s->seconds = kb_now_s() - t0;
+    s->seconds += kb_now_s() - t0;
     return 0;
 }
 
-/* The samples in order, the next WINDOW children started (CPU only) while one runs. */
+/* The samples in order over entries [k0, k1), the next WINDOW children started (CPU only) while
+ * one runs; a sample that failed on an earlier chunk (or did not compile) is not started again. */
 #define WINDOW 4
-static int run_samples(w_run *w, kb_err *err)
+static int run_samples(w_run *w, size_t k0, size_t k1, kb_err *err)
 {
     double t0 = kb_now_s();
     kb_session *live[WINDOW] = {0};
     size_t next = 0;
     for (size_t i = 0; i < w->n; i++) {
         for (; next < w->n && next < i + WINDOW; next++) {
-            w->S[next].outcome = KB_OUT_OK;
-            live[next % WINDOW] = spawn_sample(w, &w->S[next], err);
-            if (!live[next % WINDOW] && w->S[next].outcome == KB_OUT_OK)
+            w_sample *sn = &w->S[next];
+            live[next % WINDOW] = NULL;
+            if (sn->outcome != KB_OUT_OK)
+                continue;
+            live[next % WINDOW] = spawn_sample(w, sn, err);
+            if (!live[next % WINDOW] && sn->outcome == KB_OUT_OK)
                 return -1;
         }
         kb_session *ss = live[i % WINDOW];
         live[i % WINDOW] = NULL;
         if (!ss)
-            continue; /* did not compile: recorded */
+            continue; /* did not compile, or failed before: recorded */
         kb_session_started(ss, 120.0 + w->st.cfg.call_timeout_s);
-        int rc = run_sample(w, &w->S[i], ss, err);
+        int rc = run_sample(w, &w->S[i], ss, k0, k1, err);
         kb_session_close(ss);
         if (rc != 0) {
             for (size_t j = 0; j < WINDOW; j++)
@@ -301,7 +327,48 @@ static int run_samples(w_run *w, kb_err *err)
             return -1;
         }
     }
-    w->run_s = kb_now_s() - t0;
+    w->run_s += kb_now_s() - t0;
+    return 0;
+}
+
+/* The pool in chunks of w->chunk entries: their references, then every sample on them. */
+static int run_pool(w_run *w, kb_err *err)
+{
+    uint64_t per_entry = 0;
+    for (uint32_t i = 0; i < w->n_out; i++)
+        per_entry += 2 * kb_spec_bytes(&w->p->outputs[i]);
+    double gib = strtod(w->ref_memory, NULL);
+    uint64_t budget = (uint64_t)(gib * (double)(1ull << 30));
+    w->chunk = per_entry ? (size_t)(budget / per_entry) : NPOOL;
+    if (w->chunk < 1)
+        w->chunk = 1;
+    if (w->chunk > NPOOL)
+        w->chunk = NPOOL;
+    if (kb_gpu_stage_begin(&w->st, w->gpus, KB_LOCK_SHARED, err) != 0)
+        return -1;
+    for (size_t c = 0; c < w->chunk; c++)
+        for (uint32_t i = 0; i < w->n_out; i++) {
+            uint64_t b = kb_spec_bytes(&w->p->outputs[i]);
+            KB_CUDA_CHECK(err, alloc_wait(&w->ref[c][i], b));
+            KB_CUDA_CHECK(err, alloc_wait(&w->mag[c][i], b));
+        }
+    for (size_t i = 0; i < w->n; i++)
+        w->S[i].outcome = KB_OUT_OK;
+    kb_session *rs = reference_open(w, err);
+    if (!rs)
+        return -1;
+    for (size_t k0 = 0; k0 < NPOOL && w->ref_outcome == KB_OUT_OK; k0 += w->chunk) {
+        size_t k1 = k0 + w->chunk < NPOOL ? k0 + w->chunk : NPOOL;
+        if (reference_chunk(w, rs, k0, k1, err) != 0) {
+            kb_session_close(rs);
+            return -1;
+        }
+        if (w->ref_outcome == KB_OUT_OK && run_samples(w, k0, k1, err) != 0) {
+            kb_session_close(rs);
+            return -1;
+        }
+    }
+    kb_session_close(rs);
     return 0;
 }
 
@@ -369,7 +436,7 @@ static int write_artifact(w_run *w, kb_err *err)
 
 int main(int argc, char **argv)
 {
-    static w_run w = {.runner = "build/bin/kb-runner", .gpus = "0", .st = {.name = "witness"}};
+    static w_run w = {.runner = "build/bin/kb-runner", .gpus = "0", .ref_memory = "16", .st = {.name = "witness"}};
     kb_opt opts[] = {
         {"problem", &w.problem_so, NULL, "* the problem's shared object"},
         {"spec", &w.spec, NULL, "* the problem's PyTorch spec (problems/levelN/NNN_name.py): the fp64 reference"},
@@ -378,6 +445,8 @@ int main(int argc, char **argv)
         {"runner", &w.runner, NULL, "kb-runner executable (default build/bin/kb-runner; libkbrunner.so beside it)"},
         {"gpus", &w.gpus, NULL, "CUDA ordinals to choose from (default 0)"},
         {"log", &w.log, NULL, "the children's stdout/stderr (default <out>.log)"},
+        {"ref-memory", &w.ref_memory, NULL, "GiB of device memory for the pool's reference buffers (default 16): the pool runs in "
+                                            "chunks that fit, each sample once per chunk"},
     };
     kb_config_defaults(&w.st.cfg, KB_PROTO_STRICT);
     kb_err err = {0};
@@ -400,10 +469,20 @@ int main(int argc, char **argv)
         return kb_stage_fail(w.st.name, &err);
     w.st.cell = (kb_cell){"mutation", w.p->id, ""};
     w.n_out = w.p->n_outputs < KB_MAX_OUTPUTS ? w.p->n_outputs : KB_MAX_OUTPUTS;
-    if (reference_pool(&w, &err) != 0)
+    char *end = NULL;
+    double gib = strtod(w.ref_memory, &end);
+    if (!end || *end || !(gib > 0)) {
+        kb_errf(&err, KB_EXIT_USAGE, "--ref-memory %s: a number of GiB > 0 is needed", w.ref_memory);
         return kb_stage_fail(w.st.name, &err);
-    if (w.ref_outcome == KB_OUT_OK && run_samples(&w, &err) != 0)
+    }
+    if (run_pool(&w, &err) != 0)
         return kb_stage_fail(w.st.name, &err);
+    /* no artifact for a reference that did not fit (make runs it again), one for any other outcome */
+    if (w.ref_outcome == KB_OUT_OOM) {
+        kb_errf(&err, KB_EXIT_FAIL, "%s (no artifact written: run it again with fewer stages beside it, or a smaller "
+                "--ref-memory)", w.ref_detail);
+        return kb_stage_fail(w.st.name, &err);
+    }
     if (write_artifact(&w, &err) != 0)
         return kb_stage_fail(w.st.name, &err);
     int n_ok = 0, n_ran = 0;
@@ -411,8 +490,9 @@ int main(int argc, char **argv)
         n_ran += w.S[i].call[0] >= 0 || w.S[i].outcome == KB_OUT_OK;
         n_ok += w.S[i].outcome == KB_OUT_OK;
     }
-    kb_progress(&w.st, "%s %zu samples (%d ran every entry) x %zu pool entries; fp64 reference %.1f s, samples %.1f s",
-                w.ref_outcome == KB_OUT_OK ? "ok" : kb_outcome_name(w.ref_outcome), w.n, n_ok, NPOOL, w.ref_s, w.run_s);
+    kb_progress(&w.st, "%s %zu samples (%d ran every entry) x %zu pool entries in chunks of %zu; fp64 reference %.1f s, "
+                "samples %.1f s",
+                w.ref_outcome == KB_OUT_OK ? "ok" : kb_outcome_name(w.ref_outcome), w.n, n_ok, NPOOL, w.chunk, w.ref_s, w.run_s);
     if (w.ref_outcome != KB_OUT_OK)
         printf("    %s\n", w.ref_detail);
     (void)n_ran;

@@ -48,6 +48,7 @@
 #       mutants run), and beside it the strict checks of the bf16/fp16 GEMMs, the one-pass LayerNorm,
 #       the unstable softmax and the honest centring problems (S7); resumable over calls
 #       (.h200-carry/mutation.tgz = the previous call's $OUT/mutation.tgz)
+#   s20 (session 13, #15): s19 without the special checks (done in s19's first call), resumable the same way
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -545,7 +546,7 @@ elif [ "$phase" = s18 ]; then
     done
     tar czf "$OUT/mutation-trial.tgz" artifacts/mutation submissions/mutants/mutants.csv $(find build/sub/mutants -name compile.h5) 2>/dev/null
     s8_save
-elif [ "$phase" = s19 ]; then
+elif [ "$phase" = s19 ] || [ "$phase" = s20 ]; then
     if [ ! -d artifacts/mutation ] && [ -f .h200-carry/mutation.tgz ]; then
         tar xzf .h200-carry/mutation.tgz && sleep 1.1 && find artifacts -type f -exec touch -d "@$(date +%s.%N)" {} +
         echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts"
@@ -556,13 +557,14 @@ elif [ "$phase" = s19 ]; then
     pyo=$(awk -F, 'NR > 1 && $3 ~ /kernelbench/ { print $3 }' submissions/mutants/mutants.csv | sort -u | tr '\n' ' ')
     ( t make -j8 -k --no-print-directory compile MODEL=mutants PROBLEM=$PY2; t make -j2 -k --no-print-directory compile ONLY_CELLS="$pyo" PROBLEM=$PY2 ) > "$OUT/compile-py.log" 2>&1 &
     cpid=$!
-    SP="demo-hacks/level1/001_square_matmul/s2 demo-hacks/level1/001_square_matmul/s3 demo-hacks/level1/040_layernorm/s0 demo-hacks/level1/040_layernorm/s1 demo-hacks/level1/023_softmax/s1 demo-naive/level1/024_log_softmax/s0 demo-naive/level1/034_instancenorm/s0 demo-naive/level1/035_groupnorm/s0"
-    ( for P in strict paper; do reserve=100 lim make -j4 -k --no-print-directory checks ONLY_CELLS="$SP" PROBLEM=level1/001,level1/023,level1/024,level1/034,level1/035,level1/040 ARTIFACTS=artifacts/special NO_TIMING=1 PROTOCOL=$P; done ) > "$OUT/special.log" 2>&1 &
+    if [ "$phase" = s20 ]; then SP=; fi
+    [ "$phase" = s20 ] || SP="demo-hacks/level1/001_square_matmul/s2 demo-hacks/level1/001_square_matmul/s3 demo-hacks/level1/040_layernorm/s0 demo-hacks/level1/040_layernorm/s1 demo-hacks/level1/023_softmax/s1 demo-naive/level1/024_log_softmax/s0 demo-naive/level1/034_instancenorm/s0 demo-naive/level1/035_groupnorm/s0"
+    [ -z "$SP" ] || ( for P in strict paper; do reserve=100 lim make -j4 -k --no-print-directory checks ONLY_CELLS="$SP" PROBLEM=level1/001,level1/023,level1/024,level1/034,level1/035,level1/040 ARTIFACTS=artifacts/special NO_TIMING=1 PROTOCOL=$P; done ) > "$OUT/special.log" 2>&1 &
     spid=$!
-    reserve=60 lim make -j12 -k --no-print-directory mutation PROBLEM=$P10 CALL_TIMEOUT=5 > "$OUT/mutation-10.log" 2>&1; grep -v "^kb:" "$OUT/mutation-10.log" | grep -v "^\[.*compile" | tail -8
+    reserve=${S19_RESERVE:-60} lim make -j12 -k --no-print-directory mutation PROBLEM=$P10 CALL_TIMEOUT=5 > "$OUT/mutation-10.log" 2>&1; grep -v "^kb:" "$OUT/mutation-10.log" | grep -v "^\[.*compile" | tail -8
     wait $cpid; grep "^\[\|==" "$OUT/compile-py.log" | tail -4
     reserve=45 lim make -j16 -k --no-print-directory mutation PROBLEM=$PY2 CALL_TIMEOUT=5 > "$OUT/mutation-2.log" 2>&1; grep -v "^kb:" "$OUT/mutation-2.log" | tail -5
-    wait $spid; grep "verify-dists" "$OUT/special.log"
+    wait $spid; [ -z "$SP" ] || grep "verify-dists" "$OUT/special.log"
     for f in $(find artifacts/special -name verify-distributions.h5 | sort); do
         printf '%s' "$f"; for x in verified reason verified_tf32 reason_tf32 excess_max tf32_excess_max; do printf ' %s=%s' $x "$(build/bin/kb-h5get "$f" / $x 2>/dev/null)"; done
         for x in precision_distance_ratio_bf16 fp16_range_fail fp16_range_excess; do printf ' %s=%s' $x "$(build/bin/kb-h5get "$f" /probes $x 2>/dev/null)"; done; echo

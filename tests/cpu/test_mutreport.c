@@ -164,6 +164,8 @@ static void test_report(void **state)
         kb_h5w *w = kb_h5w_create(p, &e);
         KBT_CHECK(w != NULL, "create %s", p);
         kb_h5w_attr_str(w, "/", "problem", wf[i].problem);
+        kb_h5w_attr_str(w, "/", "outcome", "ok");
+        kb_h5w_attr_str(w, "/", "outcome_detail", "");
         kb_h5w_group(w, "/pool");
         kb_h5w_strv(w, "/pool/name", pool, 3);
         kb_h5w_i64v(w, "/pool/skipped", skipped, 3, NULL);
