@@ -526,8 +526,14 @@ BASELINE_ARTIFACTS := $(foreach s,baseline-time memory-profile,$(EVAL_PROBLEMS:%
 TABLES := $(TABLES_DIR)/summary.csv
 
 .PHONY: all compile baselines cells checks report plots-check fidelity list
-# the correctness stages only (no memory profile, no baseline): what make mutation runs
-checks: $(foreach s,sanity-check verify-distributions,$(CELLS:%=$(A)/%/$(s).h5))
+# the correctness stages only (no memory profile, no baseline): what make mutation runs;
+# CHECK_STAGES=sanity-check: the standard check alone (make mutation runs the distributions only
+# for the samples that passed it: a sample the standard check rejects is killed in that protocol)
+CHECK_STAGES := sanity-check verify-distributions
+ifneq ($(filter-out sanity-check verify-distributions,$(CHECK_STAGES)),)
+$(error CHECK_STAGES=$(CHECK_STAGES): sanity-check and/or verify-distributions)
+endif
+checks: $(foreach s,$(CHECK_STAGES),$(CELLS:%=$(A)/%/$(s).h5))
 list: $(BIN)/kb-h5get
 	@bash tools/list.sh $(A) '$(EVAL_PROBLEMS)' '$(MODELS)' $(BIN)/kb-h5get
 FIDELITY_ARTIFACTS := $(EVAL_PROBLEMS:%=$(A)/baseline/%/fidelity.h5)
@@ -652,17 +658,18 @@ endif
 MUT_PROBLEM := $(subst $(space),$(comma),$(MUT_PROBS))
 MUT_ORIG := $(sort $(shell awk -F, -v want=' $(MUT_PROBS) ' 'NR > 1 && index(want, " " $$2 " ") { print $$3 }' $(MUT_MAN)))
 MUT_WIT := $(MUT_PROBS:%=$(MUT_DIR)/witness/%.h5)
-$(call update_stamp,$(BUILD)/stamps/witness.stamp,call-timeout $(CALL_TIMEOUT) seed $(SEED) ref-memory $(WITNESS_MEMORY))
+# (not WITNESS_MEMORY: it sets how the pool is run, never what an artifact holds)
+$(call update_stamp,$(BUILD)/stamps/witness.stamp,call-timeout $(CALL_TIMEOUT) seed $(SEED))
 endif
 .PHONY: mutation witness
 witness: $(MUT_WIT)
 # the samples of one problem for kb-witness: its origins, then its mutants (manifest order)
 $(MUT_DIR)/witness/%.list: $(MUT_MAN)
 	@mkdir -p $(@D)
-	$(Q)awk -F, -v p='$*' 'NR > 1 && $$2 == p { if (!seen[$$3]++) o[++no] = $$3; m[++nm] = "mutants/" p "/" $$1 } \
+	$(Q)awk -F, -v p='$*' 'NR > 1 && $$2 == p { if (!seen[$$3]++) o[++no] = $$3; m[++nm] = "mutants/" p "/" $$1 " " $$3 } \
 	  END { for (i = 1; i <= no; i++) print o[i]; for (i = 1; i <= nm; i++) print m[i] }' $< | \
-	  while read -r c; do k=kernel.so; for f in submissions/$$c.py; do [ -f "$$f" ] && k=kernel.py; done; \
-	    printf '%s\t%s\t%s\n' "$$c" "$(BUILD)/sub/$$c/$$k" "$(BUILD)/sub/$$c/compile.h5"; done > $@.tmp && mv $@.tmp $@
+	  while read -r c o; do k=kernel.so; for f in submissions/$$c.py; do [ -f "$$f" ] && k=kernel.py; done; \
+	    printf '%s\t%s\t%s\t%s\n' "$$c" "$(BUILD)/sub/$$c/$$k" "$(BUILD)/sub/$$c/compile.h5" "$$o"; done > $@.tmp && mv $@.tmp $@
 .SECONDEXPANSION:
 $(MUT_DIR)/witness/%.h5: $(MUT_DIR)/witness/%.list $(BUILD)/problems/%.so problems/%.py $(call tool,kb-witness) \
   $(call tool,libkbrunner) $(BUILD)/stamps/witness.stamp $$(wildcard $(BUILD)/sub/mutants/$$*/*/compile.h5)
@@ -676,10 +683,17 @@ mutation: build
 	wit="$$(ls $(MUT_WIT) 2>/dev/null | tr '\n' ' ')"; [ -n "$$wit" ] || { echo "make mutation: no witness artifact" >&2; exit 1; }; \
 	$(BIN)/kb-mutation-report --manifest $(MUT_MAN) --witness "$$wit" --list-witnessed $(MUT_DIR)/witnessed.txt || exit 1; \
 	w="$$(grep '^mutants/' $(MUT_DIR)/witnessed.txt | tr '\n' ' ')"; for p in paper strict; do \
+	  $(MAKE) --no-print-directory -k checks CHECK_STAGES=sanity-check PROBLEM=$(MUT_PROBLEM) ARTIFACTS=$(MUT_DIR) NO_TIMING=1 \
+	    PROTOCOL=$$p ONLY_CELLS='$(MUT_ORIG)' || rc=1; \
+	  [ -z "$$w" ] || $(MAKE) --no-print-directory -k checks CHECK_STAGES=sanity-check MODEL=mutants PROBLEM=$(MUT_PROBLEM) \
+	    ARTIFACTS=$(MUT_DIR) NO_TIMING=1 PROTOCOL=$$p ONLY_CELLS="$$w" || rc=1; \
+	  pw=""; for c in $$w; do f=$(MUT_DIR)/$$p/$$c/sanity-check.h5; \
+	    [ "$$($(BIN)/kb-h5get $$f / outcome 2>/dev/null)" = ok ] && [ "$$($(BIN)/kb-h5get $$f / correct 2>/dev/null)" = 1 ] && pw="$$pw $$c"; \
+	  done; \
 	  $(MAKE) --no-print-directory -k checks PROBLEM=$(MUT_PROBLEM) ARTIFACTS=$(MUT_DIR) NO_TIMING=1 PROTOCOL=$$p \
 	    ONLY_CELLS='$(MUT_ORIG)' || rc=1; \
-	  [ -z "$$w" ] || $(MAKE) --no-print-directory -k checks MODEL=mutants PROBLEM=$(MUT_PROBLEM) ARTIFACTS=$(MUT_DIR) \
-	    NO_TIMING=1 PROTOCOL=$$p ONLY_CELLS="$$w" || rc=1; done; \
+	  [ -z "$$pw" ] || $(MAKE) --no-print-directory -k checks CHECK_STAGES=verify-distributions MODEL=mutants PROBLEM=$(MUT_PROBLEM) \
+	    ARTIFACTS=$(MUT_DIR) NO_TIMING=1 PROTOCOL=$$p ONLY_CELLS="$$pw" || rc=1; done; \
 	$(BIN)/kb-mutation-report --manifest $(MUT_MAN) --witness "$$wit" --paper $(MUT_DIR)/paper \
 	  --strict $(MUT_DIR)/strict --out $(MUT_DIR)/report || exit 1; exit $$rc
 

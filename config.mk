@@ -82,8 +82,8 @@ MUTATE_PER_RULE ?= 0
 MUTATE_PER_RULE_PY ?= 0
 # Parallel nvcc processes of that check (default: one per core).
 MUTATE_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
-# make mutation: kb-witness processes at a time (each holds its problem's PyTorch fp64 model and
-# reference buffers), and the GiB of reference buffers each may hold (the pool runs in chunks).
+# make mutation: kb-witness processes at a time (each holds its problem's PyTorch fp64 model), and
+# the GiB each may hold for references and live samples (how the pool runs, not what it gives).
 WITNESS_JOBS ?= 4
 WITNESS_MEMORY ?= 16
 

@@ -120,6 +120,11 @@ int kb_session_memory(kb_session *s, kb_msg_mem *m, kb_call_outcome *co, kb_err 
 /* Compares output i with its reference. */
 int kb_session_compare(kb_session *s, uint32_t i, double tau, double strict_atol, double strict_rtol,
                        kb_cmp_stats *st, kb_err *err);
+/* Compares output i with device buffers ref[] and mag[] (the output's bytes each) held outside
+ * the session (kb-witness: one pool entry's references for every sample alive at once, so a
+ * sample's session holds no reference buffers of its own). */
+int kb_session_compare_with(kb_session *s, uint32_t i, const void *ref, const void *mag, double tau, double strict_atol,
+                            double strict_rtol, kb_cmp_stats *st, kb_err *err);
 /* Compares output i with the magnitude buffer instead (used by the precision probe, which
  * stores a second reference there). */
 int kb_session_compare_mag(kb_session *s, uint32_t i, double tau, kb_cmp_stats *st, kb_err *err);

@@ -946,6 +946,14 @@ int kb_session_compare(kb_session *s, uint32_t i, double tau, double satol, doub
                           srtol, st, s->stream, err);
 }
 
+int kb_session_compare_with(kb_session *s, uint32_t i, const void *ref, const void *mag, double tau, double satol,
+                            double srtol, kb_cmp_stats *st, kb_err *err)
+{
+    const kb_tensor_spec *sp = &s->p->outputs[i];
+    return kb_dev_compare(ref, s->out[i], mag, sp->dtype, kb_shape_numel(sp->ndim, sp->shape), tau, satol, srtol, st,
+                          s->stream, err);
+}
+
 int kb_session_compare_mag(kb_session *s, uint32_t i, double tau, kb_cmp_stats *st, kb_err *err)
 {
     const kb_tensor_spec *sp = &s->p->outputs[i];

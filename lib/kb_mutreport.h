@@ -46,6 +46,16 @@ enum { KB_MUT_NOT_WITNESSED = 0, KB_MUT_WITNESSED = 1, KB_MUT_UNDECIDED = 2 };
 int kb_mut_witness(const kb_mut_row *origin, const kb_mut_row *mutant, const int64_t *skipped, size_t K, int tf32,
                    int *entry, double *excess);
 
+/* kb-witness's memory plan over a pool of npool entries, within budget bytes of device memory:
+ * per_entry, one entry's reference and magnitude buffers; per_sample, one live sample's tensors.
+ * If every entry's references fit beside one sample, *chunk = npool (the references are computed
+ * once) and *window = as many samples as fit beside them; else *chunk = 1 and *window = as many
+ * samples as fit beside one entry's references (each window of live samples then recomputes the
+ * references entry by entry: a window of W costs 1/W of the references per sample, where chunks
+ * of a few entries would start every sample once per chunk). *window is in [1, wmax]. */
+void kb_witness_plan(uint64_t per_entry, uint64_t per_sample, uint64_t budget, size_t npool, size_t wmax, size_t *chunk,
+                     size_t *window);
+
 #ifdef __cplusplus
 }
 #endif

@@ -59,3 +59,22 @@ int kb_mut_witness(const kb_mut_row *origin, const kb_mut_row *mutant, const int
     *excess = best_k >= 0 ? best : NAN;
     return KB_MUT_NOT_WITNESSED;
 }
+
+void kb_witness_plan(uint64_t per_entry, uint64_t per_sample, uint64_t budget, size_t npool, size_t wmax, size_t *chunk,
+                     size_t *window)
+{
+    uint64_t all = per_entry * (uint64_t)npool, held;
+    if (all + per_sample <= budget) {
+        *chunk = npool;
+        held = all;
+    } else {
+        *chunk = 1;
+        held = per_entry;
+    }
+    uint64_t w = held < budget && per_sample ? (budget - held) / per_sample : (per_sample ? 1 : wmax);
+    if (w < 1)
+        w = 1;
+    if (w > wmax)
+        w = wmax;
+    *window = (size_t)w;
+}

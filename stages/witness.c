@@ -28,6 +28,7 @@
 
 #include "kb_gpu.h"
 #include "kb_gpustage.h"
+#include "kb_mutreport.h"
 #include "kb_problem_load.h"
 #include "kb_schema.h"
 #include "kb_stage.h"
@@ -84,7 +85,10 @@ typedef struct w_sample {
     char cell[512], target[1024], compile_h5[1024];
     kb_outcome outcome;      /* OK if every pool entry ran */
     char detail[1024];
-    int call[NPOOL];         /* kb_outcome of the entry's call; -1 not run */
+    int64_t call[NPOOL];     /* kb_outcome of the entry's call; -1 not run */
+    long origin;             /* the sample it was made from (the list's 4th column), -1 none */
+    int done;                /* its run is over: every entry ran, a call failed, or it is witnessed */
+    int witnessed_at;        /* the entry its run stopped at as witnessed (kb_mut_witness), -1 */
     double excess[NPOOL], excess_tf32[NPOOL];
     double seconds;
 } w_sample;
@@ -96,9 +100,13 @@ typedef struct w_run {
     const char *ref_memory;   /* --ref-memory GiB: the budget of the pool's reference buffers */
     const kb_problem *p;
     uint32_t n_out;
-    size_t chunk;             /* pool entries whose references are held at once */
+    size_t chunk;             /* pool entries whose references are held at once (kb_witness_plan) */
+    size_t window;            /* samples alive at once */
     void *ref[NPOOL][KB_MAX_OUTPUTS], *mag[NPOOL][KB_MAX_OUTPUTS]; /* [k - k0] for the chunk [k0, k0 + chunk) */
-    int skipped[NPOOL];       /* the fp64 reference is NaN/inf there, or its call failed */
+    double rms[NPOOL][KB_MAX_OUTPUTS]; /* [k - k0]: the reference's rms (the bound's absolute floor) */
+    size_t n_ref_passes;      /* times the references of the pool were computed */
+    int64_t skipped[NPOOL];   /* the fp64 reference is NaN/inf there, or its call failed */
+    int refs_held;            /* chunk == NPOOL: the whole pool's references are computed */
     char ref_detail[1024];
     kb_outcome ref_outcome;
     w_sample *S;
@@ -117,12 +125,15 @@ static int read_list(w_run *w, kb_err *err)
         line[strcspn(line, "\r\n")] = 0;
         if (!line[0] || line[0] == '#')
             continue;
-        char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+        char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL, *t3 = t2 ? strchr(t2 + 1, '\t') : NULL;
         if (!t2) {
             fclose(f);
-            return kb_errf(err, KB_EXIT_USAGE, "%s: a line is 'cell<TAB>target<TAB>compile.h5', not '%s'", w->list, line);
+            return kb_errf(err, KB_EXIT_USAGE, "%s: a line is 'cell<TAB>target<TAB>compile.h5[<TAB>origin cell]', not '%s'",
+                           w->list, line);
         }
         *t1 = *t2 = 0;
+        if (t3)
+            *t3++ = 0;
         if (w->n == cap) {
             cap = cap ? 2 * cap : 64;
             w_sample *ns = realloc(w->S, cap * sizeof *ns);
@@ -137,6 +148,19 @@ static int read_list(w_run *w, kb_err *err)
         kb_fmt(s->cell, sizeof s->cell, "%s", line);
         snprintf(s->target, sizeof s->target, "%s", t1 + 1);
         snprintf(s->compile_h5, sizeof s->compile_h5, "%s", t2 + 1);
+        s->origin = -1;
+        s->witnessed_at = -1;
+        if (t3 && t3[0]) {
+            for (size_t j = 0; j + 1 < w->n; j++)
+                if (!strcmp(w->S[j].cell, t3))
+                    s->origin = (long)j;
+            if (s->origin < 0) {
+                char c[512];
+                kb_fmt(c, sizeof c, "%s", s->cell);
+                fclose(f);
+                return kb_errf(err, KB_EXIT_USAGE, "%s: %s names the origin %s, which is not listed before it", w->list, c, t3);
+            }
+        }
         for (size_t k = 0; k < NPOOL; k++) {
             s->call[k] = -1;
             s->excess[k] = s->excess_tf32[k] = NAN;
@@ -215,9 +239,11 @@ static int reference_chunk(w_run *w, kb_session *s, size_t k0, size_t k1, kb_err
                 return -1;
             if (st.n_nan_ref || st.n_inf_ref)
                 nf = 1;
+            w->rms[k - k0][i] = st.n > 0 ? sqrt(st.sum_sq_ref / (double)st.n) : 0.0;
         }
         w->skipped[k] = nf;
     }
+    w->n_ref_passes += k0 == 0;
     w->ref_s += kb_now_s() - t0;
     return 0;
 }
@@ -234,36 +260,69 @@ static kb_session *spawn_sample(w_run *w, w_sample *s, kb_err *err)
         return NULL;
     }
     kb_session_opts so = {w->runner, w->problem_so, s->target, KB_TARGET_SUBMISSION, KB_MATH_FP32,
-                          KB_INIT_SANDBOX | KB_INIT_MEMTRACK, -1, w->st.cfg.call_timeout_s, w->log, 1, KB_MATH_EXACT, 1,
+                          KB_INIT_SANDBOX | KB_INIT_MEMTRACK, -1, w->st.cfg.call_timeout_s, w->log, 0, KB_MATH_EXACT, 0,
                           NULL, 0};
-    return kb_session_spawn(&so, err);
+    return kb_session_spawn(&so, err); /* compared with the chunk's buffers: no reference buffers of its own */
 }
 
-/* One sample over entries [k0, k1): stops at the first call that fails (the child is gone, and
- * the sample runs no later entry). */
-static int run_sample(w_run *w, w_sample *s, kb_session *ss, size_t k0, size_t k1, kb_err *err)
+/* A live sample's start (context, library loading, the submission's initialisers): sent to
+ * every sample of a window first, then awaited, so that the children start side by side. */
+static int start_sample(w_run *w, w_sample *s, kb_session *ss, kb_err *err)
 {
-    double t0 = kb_now_s();
+    kb_session_started(ss, 120.0 + w->st.cfg.call_timeout_s);
     kb_call_outcome co;
-    if (kb_session_init(ss, w->st.device, &co, err) != 0 || kb_session_ready(ss, &co, err) != 0)
+    if (kb_session_init(ss, w->st.device, &co, err) != 0)
+        return -1;
+    (void)s;
+    return 0;
+}
+
+static int sample_ready(w_sample *s, kb_session *ss, kb_err *err)
+{
+    kb_call_outcome co;
+    if (kb_session_ready(ss, &co, err) != 0)
         return -1;
     if (co.outcome != KB_OUT_OK) {
         s->outcome = co.outcome;
         snprintf(s->detail, sizeof s->detail, "%s", co.detail);
-        return 0;
     }
-    for (size_t k = k0; k < k1; k++) {
+    return 0;
+}
+
+/* A mutant whose origin's run is over stops at the entry that witnesses it: the report's verdict
+ * (kb_mut_witness, the first witnessing entry in pool order) cannot change on later entries. */
+static int stop_witnessed(w_run *w, w_sample *s, size_t k)
+{
+    if (s->origin < 0 || !w->S[s->origin].done)
+        return 0;
+    const w_sample *o = &w->S[s->origin];
+    kb_mut_row orow = {o->call, o->excess, o->excess_tf32}, mrow = {s->call, s->excess, s->excess_tf32};
+    int tf32 = kb_mut_origin_tf32(&orow, w->skipped, NPOOL), entry;
+    double x;
+    if (kb_mut_witness(&orow, &mrow, w->skipped, k + 1, tf32, &entry, &x) != KB_MUT_WITNESSED)
+        return 0;
+    s->witnessed_at = entry;
+    return 1;
+}
+
+/* One live sample over entries [k0, k1): stops at the first call that fails (the child is gone,
+ * and the sample runs no later entry). */
+static int run_sample(w_run *w, w_sample *s, kb_session *ss, size_t k0, size_t k1, kb_err *err)
+{
+    double t0 = kb_now_s();
+    kb_call_outcome co;
+    for (size_t k = k0; k < k1 && s->outcome == KB_OUT_OK && !s->done; k++) {
         if (w->skipped[k])
             continue;
         kb_draw in, par;
         pool_draws(&w->st.cfg, w->p->id, k, &in, &par);
-        if (kb_session_draw(ss, &in, &par, err) != 0 ||
-            kb_session_load_reference(ss, (const void *const *)w->ref[k - k0], (const void *const *)w->mag[k - k0], err) != 0 ||
-            kb_session_poison(ss, err) != 0 || kb_session_call(ss, KB_CALL_DEVICE_SYNC, &co, err) != 0)
+        if (kb_session_draw(ss, &in, &par, err) != 0 || kb_session_poison(ss, err) != 0 ||
+            kb_session_call(ss, KB_CALL_DEVICE_SYNC, &co, err) != 0)
             return -1;
-        s->call[k] = (int)co.outcome;
+        s->call[k] = (int64_t)co.outcome;
         if (co.outcome != KB_OUT_OK) {
             s->outcome = co.outcome;
+            s->done = 1;
             kb_fmt(s->detail, sizeof s->detail, "%s: %s", pool[k].name, co.detail);
             break;
         }
@@ -272,15 +331,13 @@ static int run_sample(w_run *w, w_sample *s, kb_session *ss, size_t k0, size_t k
             /* the strict protocol's bound (kb_check_draw), against the fp64 reference */
             double terms = w->p->outputs[i].terms > 1 ? (double)w->p->outputs[i].terms : 1.0;
             double srtol = 16.0 * 5.960464477539063e-08 * sqrt(terms), satol = 1e-30;
-            kb_cmp_stats self, c, t;
-            if (kb_session_compare_refs_self(ss, i, &self, err) != 0)
-                return -1;
-            double rms = self.n > 0 ? sqrt(self.sum_sq_ref / (double)self.n) : 0.0;
+            double rms = w->rms[k - k0][i];
             if (isfinite(rms) && srtol * rms > satol)
                 satol = srtol * rms;
             double rt = srtol + KB_TF32_OPERAND_RTOL, at = satol * (rt / srtol);
-            if (kb_session_compare(ss, i, 1.0, satol, srtol, &c, err) != 0 ||
-                kb_session_compare(ss, i, 1.0, at, rt, &t, err) != 0)
+            kb_cmp_stats c, t;
+            if (kb_session_compare_with(ss, i, w->ref[k - k0][i], w->mag[k - k0][i], 1.0, satol, srtol, &c, err) != 0 ||
+                kb_session_compare_with(ss, i, w->ref[k - k0][i], w->mag[k - k0][i], 1.0, at, rt, &t, err) != 0)
                 return -1;
             double e1 = c.n_nan_out ? INFINITY : c.scaled_excess, e2 = t.n_nan_out ? INFINITY : t.scaled_excess;
             if (!(e1 <= ex))
@@ -290,60 +347,90 @@ static int run_sample(w_run *w, w_sample *s, kb_session *ss, size_t k0, size_t k
         }
         s->excess[k] = ex;
         s->excess_tf32[k] = ex32;
+        if (stop_witnessed(w, s, k)) {
+            s->done = 1;
+            break;
+        }
     }
+    if (k1 == NPOOL)
+        s->done = 1;
     s->seconds += kb_now_s() - t0;
     return 0;
 }
 
-/* The samples in order over entries [k0, k1), the next WINDOW children started (CPU only) while
- * one runs; a sample that failed on an earlier chunk (or did not compile) is not started again. */
-#define WINDOW 4
-static int run_samples(w_run *w, size_t k0, size_t k1, kb_err *err)
+static void close_all(kb_session **live, size_t n)
 {
-    double t0 = kb_now_s();
-    kb_session *live[WINDOW] = {0};
-    size_t next = 0;
-    for (size_t i = 0; i < w->n; i++) {
-        for (; next < w->n && next < i + WINDOW; next++) {
-            w_sample *sn = &w->S[next];
-            live[next % WINDOW] = NULL;
-            if (sn->outcome != KB_OUT_OK)
-                continue;
-            live[next % WINDOW] = spawn_sample(w, sn, err);
-            if (!live[next % WINDOW] && sn->outcome == KB_OUT_OK)
-                return -1;
+    for (size_t j = 0; j < n; j++)
+        if (live[j]) {
+            kb_session_close(live[j]);
+            live[j] = NULL;
         }
-        kb_session *ss = live[i % WINDOW];
-        live[i % WINDOW] = NULL;
-        if (!ss)
-            continue; /* did not compile, or failed before: recorded */
-        kb_session_started(ss, 120.0 + w->st.cfg.call_timeout_s);
-        int rc = run_sample(w, &w->S[i], ss, k0, k1, err);
-        kb_session_close(ss);
-        if (rc != 0) {
-            for (size_t j = 0; j < WINDOW; j++)
-                if (live[j])
-                    kb_session_close(live[j]);
-            return -1;
-        }
-    }
-    w->run_s += kb_now_s() - t0;
-    return 0;
 }
 
-/* The pool in chunks of w->chunk entries: their references, then every sample on them. */
+/* Samples [i0, i1) alive at once over the whole pool, chunk by chunk: the chunk's references
+ * (unless the whole pool's are held from an earlier window), then every live sample on them. A
+ * sample that did not compile, or whose start failed, runs nothing (recorded). */
+#define WINDOW_MAX 8
+static int run_window(w_run *w, kb_session *rs, size_t i0, size_t i1, kb_err *err)
+{
+    double t0 = kb_now_s();
+    kb_session *live[WINDOW_MAX] = {0};
+    for (size_t i = i0; i < i1; i++) {
+        w_sample *s = &w->S[i];
+        if (!(live[i - i0] = spawn_sample(w, s, err)) && s->outcome == KB_OUT_OK)
+            goto fail;
+    }
+    for (size_t i = i0; i < i1; i++)
+        if (live[i - i0] && start_sample(w, &w->S[i], live[i - i0], err) != 0)
+            goto fail;
+    for (size_t i = i0; i < i1; i++)
+        if (live[i - i0] && sample_ready(&w->S[i], live[i - i0], err) != 0)
+            goto fail;
+    w->run_s += kb_now_s() - t0;
+    for (size_t k0 = 0; k0 < NPOOL; k0 += w->chunk) {
+        size_t k1 = k0 + w->chunk < NPOOL ? k0 + w->chunk : NPOOL;
+        int pending = 0;
+        for (size_t i = i0; i < i1; i++)
+            pending |= live[i - i0] && w->S[i].outcome == KB_OUT_OK && !w->S[i].done;
+        if (!pending && w->chunk < NPOOL)
+            break; /* every live sample's run is over: no more references for this window */
+        if (w->chunk < NPOOL || !w->refs_held) {
+            if (reference_chunk(w, rs, k0, k1, err) != 0)
+                goto fail;
+            w->refs_held = 1;
+        }
+        if (w->ref_outcome != KB_OUT_OK)
+            break;
+        double t1 = kb_now_s();
+        for (size_t i = i0; i < i1; i++)
+            if (live[i - i0] && w->S[i].outcome == KB_OUT_OK && !w->S[i].done && run_sample(w, &w->S[i], live[i - i0], k0, k1, err) != 0)
+                goto fail;
+        w->run_s += kb_now_s() - t1;
+    }
+    for (size_t i = i0; i < i1; i++)
+        w->S[i].done = 1;
+    close_all(live, i1 - i0);
+    return 0;
+fail:
+    close_all(live, i1 - i0);
+    return -1;
+}
+
+/* The samples in windows of w->window alive at once, over the pool in chunks of w->chunk
+ * entries (kb_witness_plan: the whole pool's references held, computed once; or one entry's,
+ * computed once per window). */
 static int run_pool(w_run *w, kb_err *err)
 {
-    uint64_t per_entry = 0;
-    for (uint32_t i = 0; i < w->n_out; i++)
+    uint64_t per_entry = 0, per_sample = 0;
+    for (uint32_t i = 0; i < w->n_out; i++) {
         per_entry += 2 * kb_spec_bytes(&w->p->outputs[i]);
+        per_sample += kb_spec_bytes(&w->p->outputs[i]);
+    }
+    for (uint32_t i = 0; i < w->p->n_inputs; i++)
+        per_sample += kb_spec_bytes(&w->p->inputs[i]);
     double gib = strtod(w->ref_memory, NULL);
-    uint64_t budget = (uint64_t)(gib * (double)(1ull << 30));
-    w->chunk = per_entry ? (size_t)(budget / per_entry) : NPOOL;
-    if (w->chunk < 1)
-        w->chunk = 1;
-    if (w->chunk > NPOOL)
-        w->chunk = NPOOL;
+    kb_witness_plan(per_entry, per_sample, (uint64_t)(gib * (double)(1ull << 30)), NPOOL, WINDOW_MAX, &w->chunk,
+                    &w->window);
     if (kb_gpu_stage_begin(&w->st, w->gpus, KB_LOCK_SHARED, err) != 0)
         return -1;
     for (size_t c = 0; c < w->chunk; c++)
@@ -357,13 +444,9 @@ static int run_pool(w_run *w, kb_err *err)
     kb_session *rs = reference_open(w, err);
     if (!rs)
         return -1;
-    for (size_t k0 = 0; k0 < NPOOL && w->ref_outcome == KB_OUT_OK; k0 += w->chunk) {
-        size_t k1 = k0 + w->chunk < NPOOL ? k0 + w->chunk : NPOOL;
-        if (reference_chunk(w, rs, k0, k1, err) != 0) {
-            kb_session_close(rs);
-            return -1;
-        }
-        if (w->ref_outcome == KB_OUT_OK && run_samples(w, k0, k1, err) != 0) {
+    for (size_t i0 = 0; i0 < w->n && w->ref_outcome == KB_OUT_OK; i0 += w->window) {
+        size_t i1 = i0 + w->window < w->n ? i0 + w->window : w->n;
+        if (run_window(w, rs, i0, i1, err) != 0) {
             kb_session_close(rs);
             return -1;
         }
@@ -395,6 +478,9 @@ static int write_artifact(w_run *w, kb_err *err)
                                           "excess_tf32: r + 2^-9");
     kb_h5w_attr_f64(h, KB_ROOT, "reference_s", w->ref_s);
     kb_h5w_attr_f64(h, KB_ROOT, "samples_s", w->run_s);
+    kb_h5w_attr_i64(h, KB_ROOT, "chunk", (int64_t)w->chunk);
+    kb_h5w_attr_i64(h, KB_ROOT, "window", (int64_t)w->window);
+    kb_h5w_attr_i64(h, KB_ROOT, "reference_passes", (int64_t)w->n_ref_passes);
     kb_h5w_group(h, "/pool");
     kb_h5w_strv(h, "/pool/name", names, NPOOL);
     kb_h5w_strv(h, "/pool/what", what, NPOOL);
@@ -406,7 +492,9 @@ static int write_artifact(w_run *w, kb_err *err)
     const char **cells = calloc(n, sizeof *cells), **outc = calloc(n, sizeof *outc), **det = calloc(n, sizeof *det);
     int64_t *call = calloc(n * NPOOL, sizeof *call);
     double *ex = calloc(n * NPOOL, sizeof *ex), *ex32 = calloc(n * NPOOL, sizeof *ex32), *secs = calloc(n, sizeof *secs);
-    if (!cells || !outc || !det || !call || !ex || !ex32 || !secs) {
+    int64_t *stop = calloc(n, sizeof *stop);
+    if (!cells || !outc || !det || !call || !ex || !ex32 || !secs || !stop) {
+        free(stop);
         kb_h5w_abort(h);
         return kb_errf(err, KB_EXIT_FAIL, "out of memory");
     }
@@ -415,6 +503,7 @@ static int write_artifact(w_run *w, kb_err *err)
         outc[i] = kb_outcome_name(w->S[i].outcome);
         det[i] = w->S[i].detail;
         secs[i] = w->S[i].seconds;
+        stop[i] = w->S[i].witnessed_at;
         for (size_t k = 0; k < NPOOL; k++) {
             call[i * NPOOL + k] = w->S[i].call[k];
             ex[i * NPOOL + k] = w->S[i].excess[k];
@@ -427,10 +516,11 @@ static int write_artifact(w_run *w, kb_err *err)
     kb_h5w_strv(h, "/samples/outcome", outc, n);
     kb_h5w_strv(h, "/samples/detail", det, n);
     kb_h5w_f64v(h, "/samples/seconds", secs, n, "s");
+    kb_h5w_i64v(h, "/samples/stopped_witnessed", stop, n, NULL);
     kb_h5w_i64(h, "/samples/call", call, 2, dims, NULL);
     kb_h5w_f64(h, "/samples/excess", ex, 2, dims, NULL);
     kb_h5w_f64(h, "/samples/excess_tf32", ex32, 2, dims, NULL);
-    free(cells), free(outc), free(det), free(call), free(ex), free(ex32), free(secs);
+    free(cells), free(outc), free(det), free(call), free(ex), free(ex32), free(secs), free(stop);
     return kb_gpu_stage_finish(&w->st, h, w->ref_outcome, w->ref_detail, err);
 }
 
@@ -445,8 +535,9 @@ int main(int argc, char **argv)
         {"runner", &w.runner, NULL, "kb-runner executable (default build/bin/kb-runner; libkbrunner.so beside it)"},
         {"gpus", &w.gpus, NULL, "CUDA ordinals to choose from (default 0)"},
         {"log", &w.log, NULL, "the children's stdout/stderr (default <out>.log)"},
-        {"ref-memory", &w.ref_memory, NULL, "GiB of device memory for the pool's reference buffers (default 16): the pool runs in "
-                                            "chunks that fit, each sample once per chunk"},
+        {"ref-memory", &w.ref_memory, NULL, "GiB of device memory for the pool's reference buffers and the live samples' tensors "
+                                            "(default 16): the whole pool's references and a window of samples, or one entry's and "
+                                            "a window recomputing them entry by entry"},
     };
     kb_config_defaults(&w.st.cfg, KB_PROTO_STRICT);
     kb_err err = {0};
@@ -490,9 +581,10 @@ int main(int argc, char **argv)
         n_ran += w.S[i].call[0] >= 0 || w.S[i].outcome == KB_OUT_OK;
         n_ok += w.S[i].outcome == KB_OUT_OK;
     }
-    kb_progress(&w.st, "%s %zu samples (%d ran every entry) x %zu pool entries in chunks of %zu; fp64 reference %.1f s, "
-                "samples %.1f s",
-                w.ref_outcome == KB_OUT_OK ? "ok" : kb_outcome_name(w.ref_outcome), w.n, n_ok, NPOOL, w.chunk, w.ref_s, w.run_s);
+    kb_progress(&w.st, "%s %zu samples (%d ran every entry) x %zu pool entries in chunks of %zu, %zu samples alive at once; "
+                "fp64 reference %.1f s (%zu passes), samples %.1f s",
+                w.ref_outcome == KB_OUT_OK ? "ok" : kb_outcome_name(w.ref_outcome), w.n, n_ok, NPOOL, w.chunk, w.window,
+                w.ref_s, w.n_ref_passes, w.run_s);
     if (w.ref_outcome != KB_OUT_OK)
         printf("    %s\n", w.ref_detail);
     (void)n_ran;

@@ -49,6 +49,9 @@
 #       the unstable softmax and the honest centring problems (S7); resumable over calls
 #       (.h200-carry/mutation.tgz = the previous call's $OUT/mutation.tgz)
 #   s20 (session 13, #15): s19 without the special checks (done in s19's first call), resumable the same way
+#   s21 (session 14, #15): the witnesses one problem at a time (WITNESS_MEMORY=48; the .py mutants of
+#       023 and 040 built here meanwhile and witnessed last), then make mutation's checks and report
+#       over all 12 problems; S21_SPECIAL=1 adds the special checks of s19; resumable like s19
 set -uo pipefail
 phase=${1:?usage: h200-run.sh one|two|three|four|five [seconds]}
 budget=${2:-560}
@@ -570,6 +573,37 @@ elif [ "$phase" = s19 ] || [ "$phase" = s20 ]; then
         for x in precision_distance_ratio_bf16 fp16_range_fail fp16_range_excess; do printf ' %s=%s' $x "$(build/bin/kb-h5get "$f" /probes $x 2>/dev/null)"; done; echo
     done | tee "$OUT/special.txt"
     reserve=8 lim make -k --no-print-directory mutation PROBLEM=$P12 CALL_TIMEOUT=5 2>&1 | grep "^\[mutation" | tail -3
+    cp -r artifacts/mutation/report "$OUT/" 2>/dev/null
+    tar czf "$OUT/mutation.tgz" artifacts/mutation artifacts/special $(find build/sub -name compile.h5 -newer build/.carried) 2>/dev/null; ls -la "$OUT/mutation.tgz"
+elif [ "$phase" = s21 ]; then
+    if [ ! -d artifacts/mutation ] && [ -f .h200-carry/mutation.tgz ]; then
+        tar xzf .h200-carry/mutation.tgz && sleep 1.1 && find artifacts -type f -exec touch -d "@$(date +%s.%N)" {} +
+        echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts"
+    fi
+    P12=level1/001,level1/003,level1/019,level1/023,level1/026,level1/033,level1/040,level1/042,level1/047,level1/055,level1/057,level1/095
+    PY2=level1/023,level1/040
+    pyo=$(awk -F, 'NR > 1 && $3 ~ /kernelbench/ { print $3 }' submissions/mutants/mutants.csv | sort -u | tr '\n' ' ')
+    rm -f "$OUT/.pydone"
+    ( t make -j8 -k --no-print-directory compile MODEL=mutants PROBLEM=$PY2; t make -j2 -k --no-print-directory compile ONLY_CELLS="$pyo" PROBLEM=$PY2; touch "$OUT/.pydone" ) > "$OUT/compile-py.log" 2>&1 &
+    pywait() { while [ ! -f "$OUT/.pydone" ] && [ "$(left)" -gt 60 ]; do sleep 2; done; }
+    wit() { reserve=${3:-100} lim make -k --no-print-directory witness PROBLEM=$1 CALL_TIMEOUT=5 WITNESS_MEMORY=$2 2>&1 | grep -v '^kb:' | tee -a "$OUT/witness.log" | grep "^\[\|witness" | tail -20; }
+    # one at a time: two witnesses of 6 GiB problems side by side could each wait for the other's memory
+    ( for p in 001 003 047 095 019 026 033 042 055 057; do wit level1/$p 48; done; pywait; wit level1/023 48; wit level1/040 48 ) > "$OUT/lane.txt" 2>&1 &
+    lb=$!
+    wait $lb
+    cat "$OUT/lane.txt"
+    grep "^\[" "$OUT/compile-py.log" | tail -4
+    # after the witnesses: their memory and the checks' never meet
+    if [ "${S21_SPECIAL:-0}" = 1 ]; then
+        SP="demo-hacks/level1/001_square_matmul/s2 demo-hacks/level1/001_square_matmul/s3 demo-hacks/level1/040_layernorm/s0 demo-hacks/level1/040_layernorm/s1 demo-hacks/level1/023_softmax/s1 demo-naive/level1/024_log_softmax/s0 demo-naive/level1/034_instancenorm/s0 demo-naive/level1/035_groupnorm/s0 demo-tuned/level1/001_square_matmul/s0 demo-tuned/level1/003_batched_matmul/s0"
+        ( for P in strict paper; do reserve=100 lim make -j4 -k --no-print-directory checks ONLY_CELLS="$SP" PROBLEM=level1/001,level1/003,level1/023,level1/024,level1/034,level1/035,level1/040 ARTIFACTS=artifacts/special NO_TIMING=1 PROTOCOL=$P; done ) > "$OUT/special.log" 2>&1
+        for f in $(find artifacts/special -name verify-distributions.h5 | sort); do
+            printf '%s' "$f"; for x in verified reason verified_tf32 reason_tf32 excess_max tf32_excess_max; do printf ' %s=%s' $x "$(build/bin/kb-h5get "$f" / $x 2>/dev/null)"; done
+            for x in precision_distance_ratio_bf16 fp16_range_fail fp16_range_excess; do printf ' %s=%s' $x "$(build/bin/kb-h5get "$f" /probes $x 2>/dev/null)"; done; echo
+        done > "$OUT/special.txt"
+    fi
+    reserve=12 lim make -j12 -k --no-print-directory mutation PROBLEM=$P12 CALL_TIMEOUT=5 WITNESS_JOBS=1 WITNESS_MEMORY=48 > "$OUT/mutation.log" 2>&1
+    grep -v "^kb:" "$OUT/mutation.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -12
     cp -r artifacts/mutation/report "$OUT/" 2>/dev/null
     tar czf "$OUT/mutation.tgz" artifacts/mutation artifacts/special $(find build/sub -name compile.h5 -newer build/.carried) 2>/dev/null; ls -la "$OUT/mutation.tgz"
 elif [ "$phase" = s8a ]; then

@@ -59,5 +59,17 @@ if command -v "${NVCC:-/usr/local/cuda/bin/nvcc}" >/dev/null 2>&1; then
 else
     echo "mutate: nvcc not found: the compile check is skipped"
 fi
+# kb-witness's sample list (make's witness/<problem>.list): a mutant's 4th column names its origin,
+# which must be listed before it (the early stop at the witnessing entry reads the origin's row);
+# the list is refused before any GPU work
+W=$B/bin/kb-witness
+printf 'demo-naive/level1/001_square_matmul/s0\tk.so\tc.h5\t\nmutants/level1/001_square_matmul/s0\tk.so\tc.h5\tdemo-naive/level1/001_square_matmul/s1\n' > "$T/w.list"
+out=$("$W" --problem "$T/none.so" --spec none.py --samples "$T/w.list" --out "$T/w.h5" 2>&1); rc=$?
+[ $rc != 0 ] && grep -q "names the origin demo-naive/level1/001_square_matmul/s1, which is not listed before it" <<< "$out" ||
+    die "witness list with an unlisted origin: rc $rc: $out"
+[ ! -e "$T/w.h5" ] || die "witness wrote an artifact for a bad list"
+printf 'demo-naive/level1/001_square_matmul/s0\tk.so\tc.h5\t\nmutants/level1/001_square_matmul/s0\tk.so\tc.h5\tdemo-naive/level1/001_square_matmul/s0\n' > "$T/w.list"
+out=$("$W" --problem "$T/none.so" --spec none.py --samples "$T/w.list" --out "$T/w.h5" 2>&1)
+grep -q "origin" <<< "$out" && die "a good list refused: $out"
 [ $fail = 0 ] && echo "mutate: $rows mutants of a .cu and a .py, every family; deterministic; reruns touch nothing; compile check records stillborn mutants"
 exit $fail

@@ -96,6 +96,31 @@ static void test_witness(void **state)
 
 /* ---- the stage, end to end --------------------------------------------------------------- */
 
+/* kb-witness's plan: small outputs hold the whole pool, large ones one entry and a window of
+ * live samples; the window never exceeds its cap or falls below one */
+static void test_witness_plan(void **state)
+{
+    (void)state;
+    const uint64_t G = 1ull << 30;
+    size_t c, w;
+    /* 001: 64 MiB outputs (128 MiB an entry), 192 MiB a sample, 16 GiB */
+    kb_witness_plan(128ull << 20, 192ull << 20, 16 * G, 18, 8, &c, &w);
+    assert_int_equal(c, 18);
+    assert_int_equal(w, 8);
+    /* 019: 6 GiB outputs (12 GiB an entry), 12 GiB a sample: the pool does not fit */
+    kb_witness_plan(12 * G, 12 * G, 64 * G, 18, 8, &c, &w);
+    assert_int_equal(c, 1);
+    assert_int_equal(w, 4);
+    /* all entries fit, but only one sample beside them */
+    kb_witness_plan(G, 2 * G, 20 * G, 18, 8, &c, &w);
+    assert_int_equal(c, 18);
+    assert_int_equal(w, 1);
+    /* a budget below one entry still runs: one entry, one sample */
+    kb_witness_plan(12 * G, 12 * G, 8 * G, 18, 8, &c, &w);
+    assert_int_equal(c, 1);
+    assert_int_equal(w, 1);
+}
+
 static void put_check(const char *dir, const char *proto, const char *cell, int std_ok, int verified, int verified_tf32,
                       const char *reason)
 {
@@ -247,6 +272,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_origin_bound),
         cmocka_unit_test(test_witness),
+        cmocka_unit_test(test_witness_plan),
         cmocka_unit_test(test_report),
     };
     return cmocka_run_group_tests_name("mutreport", tests, NULL, NULL);
