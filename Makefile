@@ -682,7 +682,7 @@ mutation: build
 	  { rc=1; echo "make mutation: a witness run failed (above); its problem's mutants are reported without one" >&2; }; \
 	wit="$$(ls $(MUT_WIT) 2>/dev/null | tr '\n' ' ')"; [ -n "$$wit" ] || { echo "make mutation: no witness artifact" >&2; exit 1; }; \
 	$(BIN)/kb-mutation-report --manifest $(MUT_MAN) --witness "$$wit" --list-witnessed $(MUT_DIR)/witnessed.txt || exit 1; \
-	w="$$(grep '^mutants/' $(MUT_DIR)/witnessed.txt | tr '\n' ' ')"; for p in paper strict; do \
+	w="$$(grep '^mutants/' $(MUT_DIR)/witnessed.txt | tr '\n' ' ')"; for p in strict paper; do \
 	  $(MAKE) --no-print-directory -k checks CHECK_STAGES=sanity-check PROBLEM=$(MUT_PROBLEM) ARTIFACTS=$(MUT_DIR) NO_TIMING=1 \
 	    PROTOCOL=$$p ONLY_CELLS='$(MUT_ORIG)' || rc=1; \
 	  [ -z "$$w" ] || $(MAKE) --no-print-directory -k checks CHECK_STAGES=sanity-check MODEL=mutants PROBLEM=$(MUT_PROBLEM) \
