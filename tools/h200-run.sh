@@ -49,6 +49,8 @@
 #       the unstable softmax and the honest centring problems (S7); resumable over calls
 #       (.h200-carry/mutation.tgz = the previous call's $OUT/mutation.tgz)
 #   s20 (session 13, #15): s19 without the special checks (done in s19's first call), resumable the same way
+#   s22 (session 14, #15): the strict checks of the 10 problems' witnessed mutants and origins in
+#       the time left (s21's restore had re-run the witnesses: stamps are now made before it)
 #   s21 (session 14, #15): the witnesses one problem at a time (WITNESS_MEMORY=48; the .py mutants of
 #       023 and 040 built here meanwhile and witnessed last), then make mutation's checks and report
 #       over all 12 problems; S21_SPECIAL=1 adds the special checks of s19; resumable like s19
@@ -606,6 +608,27 @@ elif [ "$phase" = s21 ]; then
     grep -v "^kb:" "$OUT/mutation.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -12
     cp -r artifacts/mutation/report "$OUT/" 2>/dev/null
     tar czf "$OUT/mutation.tgz" artifacts/mutation artifacts/special $(find build/sub -name compile.h5 -newer build/.carried) 2>/dev/null; ls -la "$OUT/mutation.tgz"
+elif [ "$phase" = s22 ]; then
+    # s21's restore re-ran every witness: the witness stamp was written at this machine's first
+    # parse, newer than the restored artifacts. Now the stamps first, then the artifacts newer.
+    P10=level1/001,level1/003,level1/019,level1/026,level1/033,level1/042,level1/047,level1/055,level1/057,level1/095
+    for P in strict paper; do make -q --no-print-directory checks ARTIFACTS=artifacts/mutation NO_TIMING=1 PROTOCOL=$P PROBLEM=$P10 CALL_TIMEOUT=5 >/dev/null 2>&1; done
+    make -q --no-print-directory witness PROBLEM=$P10 CALL_TIMEOUT=5 >/dev/null 2>&1
+    sleep 1.1
+    tar xzf .h200-carry/mutation.tgz && sleep 1.1 && find artifacts -type f -exec touch -d "@$(date +%s.%N)" {} +
+    wit=$(ls artifacts/mutation/witness/level1/*.h5 | tr '\n' ' ')
+    build/bin/kb-mutation-report --manifest submissions/mutants/mutants.csv --witness "$wit" --list-witnessed artifacts/mutation/witnessed.txt
+    orig=$(awk -F, 'NR > 1 && $2 !~ /02[3]|040/ && $3 !~ /kernelbench/ { print $3 }' submissions/mutants/mutants.csv | sort -u | tr '\n' ' ')
+    w=$(grep '^mutants/' artifacts/mutation/witnessed.txt | tr '\n' ' ')
+    M="ARTIFACTS=artifacts/mutation NO_TIMING=1 PROTOCOL=strict PROBLEM=$P10 CALL_TIMEOUT=5"
+    reserve=20 lim make -j12 -k --no-print-directory checks $M ONLY_CELLS="$orig" 2>&1 | grep -v '^kb:' | tail -2
+    reserve=20 lim make -j12 -k --no-print-directory checks CHECK_STAGES=sanity-check MODEL=mutants $M ONLY_CELLS="$w" 2>&1 | grep -v '^kb:' | tail -2
+    pw=""; for c in $w; do f=artifacts/mutation/strict/$c/sanity-check.h5; [ "$(build/bin/kb-h5get $f / outcome 2>/dev/null)" = ok ] && [ "$(build/bin/kb-h5get $f / correct 2>/dev/null)" = 1 ] && pw="$pw $c"; done
+    echo "strict standard check passed by: $pw"
+    [ -z "$pw" ] || reserve=10 lim make -j12 -k --no-print-directory checks CHECK_STAGES=verify-distributions MODEL=mutants $M ONLY_CELLS="$pw" 2>&1 | grep -v '^kb:' | tail -2
+    build/bin/kb-mutation-report --manifest submissions/mutants/mutants.csv --witness "$wit" --strict artifacts/mutation/strict --out artifacts/mutation/report | tail -2
+    cp -r artifacts/mutation/report "$OUT/" 2>/dev/null
+    tar czf "$OUT/mutation.tgz" artifacts/mutation build/stamps/witness.stamp 2>/dev/null; ls -la "$OUT/mutation.tgz"
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call
