@@ -51,6 +51,8 @@
 #   s20 (session 13, #15): s19 without the special checks (done in s19's first call), resumable the same way
 #   s22 (session 14, #15): the strict checks of the 10 problems' witnessed mutants and origins in
 #       the time left (s21's restore had re-run the witnesses: stamps are now made before it)
+#   s23 (session 15, #15): everything of #15's report left after s21 (023/040 built and witnessed,
+#       both protocols' checks, the special cells), resumable over calls; see its branch
 #   s21 (session 14, #15): the witnesses one problem at a time (WITNESS_MEMORY=48; the .py mutants of
 #       023 and 040 built here meanwhile and witnessed last), then make mutation's checks and report
 #       over all 12 problems; S21_SPECIAL=1 adds the special checks of s19; resumable like s19
@@ -627,6 +629,54 @@ elif [ "$phase" = s22 ]; then
     build/bin/kb-mutation-report --manifest submissions/mutants/mutants.csv --witness "$wit" --strict artifacts/mutation/strict --out artifacts/mutation/report | tail -2
     cp -r artifacts/mutation/report "$OUT/" 2>/dev/null
     tar czf "$OUT/mutation.tgz" artifacts/mutation build/stamps/witness.stamp 2>/dev/null; ls -la "$OUT/mutation.tgz"
+elif [ "$phase" = s23 ]; then
+    # session 15 (#15), resumable over calls (.h200-carry/mutation.tgz = the last call's
+    # $OUT/mutation.tgz, which holds the .py samples' build directories too): the knob stamps
+    # first, then the restore (newer); the .py mutants of 023/040 built and witnessed in one lane,
+    # then the special cells (S23_SPECIAL=0 skips them), while make mutation runs the checks of the
+    # 10 other problems (strict, then paper); then make mutation over all 12 and its report
+    P12=level1/001,level1/003,level1/019,level1/023,level1/026,level1/033,level1/040,level1/042,level1/047,level1/055,level1/057,level1/095
+    P10=level1/001,level1/003,level1/019,level1/026,level1/033,level1/042,level1/047,level1/055,level1/057,level1/095
+    PY2=level1/023,level1/040
+    SPP=level1/001,level1/003,level1/023,level1/024,level1/034,level1/035,level1/040
+    SP="demo-hacks/level1/001_square_matmul/s2 demo-hacks/level1/001_square_matmul/s3 demo-hacks/level1/040_layernorm/s0 demo-hacks/level1/040_layernorm/s1 demo-hacks/level1/023_softmax/s1 demo-naive/level1/024_log_softmax/s0 demo-naive/level1/034_instancenorm/s0 demo-naive/level1/035_groupnorm/s0 demo-tuned/level1/001_square_matmul/s0 demo-tuned/level1/003_batched_matmul/s0"
+    pycells=$(cd submissions && find mutants/level1/023_softmax mutants/level1/040_layernorm demo-kernelbench/level1/023_softmax demo-kernelbench/level1/040_layernorm -name 's*.py' | sed 's/\.py$//' | sort -V)
+    if [ ! -d artifacts/mutation ] && [ -f .h200-carry/mutation.tgz ]; then
+        for P in strict paper; do
+            make -q --no-print-directory checks ARTIFACTS=artifacts/mutation NO_TIMING=1 PROTOCOL=$P PROBLEM=$P12 CALL_TIMEOUT=5 >/dev/null 2>&1
+            make -q --no-print-directory checks ARTIFACTS=artifacts/special NO_TIMING=1 PROTOCOL=$P PROBLEM=$SPP ONLY_CELLS="$SP" >/dev/null 2>&1
+        done
+        make -q --no-print-directory witness PROBLEM=$P12 CALL_TIMEOUT=5 >/dev/null 2>&1
+        make -q --no-print-directory compile MODEL=mutants PROBLEM=$PY2 >/dev/null 2>&1
+        sleep 1.1
+        tar xzf .h200-carry/mutation.tgz && sleep 1.1 && now=$(date +%s.%N)
+        tar tzf .h200-carry/mutation.tgz | while read -r f; do [ -f "$f" ] && touch -d "@$now" "$f"; done
+        # a .py sample's record without its directory (an older tgz held the records alone) is built again
+        for c in $pycells; do [ -f build/sub/$c/compile.h5 ] && [ ! -f build/sub/$c/manifest.json ] && rm -f build/sub/$c/compile.h5; done
+        echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts, $(ls build/sub/mutants/level1/*/s*/manifest.json 2>/dev/null | wc -l) built .py mutants"
+    fi
+    pyo=$(awk -F, 'NR > 1 && $3 ~ /kernelbench/ { print $3 }' submissions/mutants/mutants.csv | sort -u | tr '\n' ' ')
+    (
+        t make -j10 -k --no-print-directory compile MODEL=mutants PROBLEM=$PY2 | grep -v '^kb:' | tail -3
+        t make -j2 -k --no-print-directory compile ONLY_CELLS="$pyo" PROBLEM=$PY2 | grep -v '^kb:' | tail -3
+        for p in 023 040; do reserve=70 lim make -k --no-print-directory witness PROBLEM=level1/$p CALL_TIMEOUT=5 WITNESS_MEMORY=40 2>&1 | grep -v '^kb:' | tail -6; done
+        if [ "${S23_SPECIAL:-1}" = 1 ]; then
+            for P in strict paper; do reserve=40 lim make -j4 -k --no-print-directory checks ONLY_CELLS="$SP" PROBLEM=$SPP ARTIFACTS=artifacts/special NO_TIMING=1 PROTOCOL=$P 2>&1 | grep -v '^kb:' | tail -3; done
+            for f in $(find artifacts/special -name verify-distributions.h5 | sort); do
+                printf '%s' "$f"; for x in verified reason verified_tf32 reason_tf32 excess_max tf32_excess_max; do printf ' %s=%s' $x "$(build/bin/kb-h5get "$f" / $x 2>/dev/null)"; done
+                for x in precision_distance_ratio_bf16 fp16_range_fail fp16_range_excess; do printf ' %s=%s' $x "$(build/bin/kb-h5get "$f" /probes $x 2>/dev/null)"; done; echo
+            done > "$OUT/special.txt"
+        fi
+    ) > "$OUT/lane-py.txt" 2>&1 &
+    lpid=$!
+    reserve=${S23_RESERVE:-50} lim make -j12 -k --no-print-directory mutation PROBLEM=$P10 CALL_TIMEOUT=5 WITNESS_JOBS=1 WITNESS_MEMORY=48 > "$OUT/mutation-10.log" 2>&1
+    echo "[mutation P10 at $(( $(date +%s) - start )) s]"; grep -v "^kb:" "$OUT/mutation-10.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -6
+    wait $lpid; cat "$OUT/lane-py.txt"
+    reserve=14 lim make -j12 -k --no-print-directory mutation PROBLEM=$P12 CALL_TIMEOUT=5 WITNESS_JOBS=1 WITNESS_MEMORY=48 > "$OUT/mutation.log" 2>&1
+    grep -v "^kb:" "$OUT/mutation.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -12
+    for P in strict paper; do echo "$P: $(find artifacts/mutation/$P -name sanity-check.h5 2>/dev/null | wc -l) sanity-check, $(find artifacts/mutation/$P -name verify-distributions.h5 2>/dev/null | wc -l) verify-distributions"; done
+    cp -r artifacts/mutation/report "$OUT/" 2>/dev/null
+    tar czf "$OUT/mutation.tgz" artifacts/mutation artifacts/special $(for c in $pycells; do [ -f build/sub/$c/compile.h5 ] && echo build/sub/$c; done) 2>/dev/null; ls -la "$OUT/mutation.tgz"
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call
