@@ -53,6 +53,8 @@
 #       the time left (s21's restore had re-run the witnesses: stamps are now made before it)
 #   s23 (session 15, #15): everything of #15's report left after s21 (023/040 built and witnessed,
 #       both protocols' checks, the special cells), resumable over calls; see its branch
+#   s24 (session 15, #15): s23 with the witnesses of 023/040 alone first (beside the checks they ran
+#       out of device memory), then make mutation over the 12; see its branch
 #   s21 (session 14, #15): the witnesses one problem at a time (WITNESS_MEMORY=48; the .py mutants of
 #       023 and 040 built here meanwhile and witnessed last), then make mutation's checks and report
 #       over all 12 problems; S21_SPECIAL=1 adds the special checks of s19; resumable like s19
@@ -676,6 +678,34 @@ elif [ "$phase" = s23 ]; then
     grep -v "^kb:" "$OUT/mutation.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -12
     for P in strict paper; do echo "$P: $(find artifacts/mutation/$P -name sanity-check.h5 2>/dev/null | wc -l) sanity-check, $(find artifacts/mutation/$P -name verify-distributions.h5 2>/dev/null | wc -l) verify-distributions"; done
     cp -r artifacts/mutation/report "$OUT/" 2>/dev/null
+    tar czf "$OUT/mutation.tgz" artifacts/mutation artifacts/special $(for c in $pycells; do [ -f build/sub/$c/compile.h5 ] && echo build/sub/$c; done) 2>/dev/null; ls -la "$OUT/mutation.tgz"
+elif [ "$phase" = s24 ]; then
+    # session 15's last call (#15): s23's first call ran the lane of 023/040 beside make mutation's
+    # checks, and the witnesses' reference and children ran out of device memory (no artifact, no
+    # result): now the restore as s23, the two witnesses alone (034's strict check beside them),
+    # then make mutation over all 12; the report is made off the device from the tgz
+    P12=level1/001,level1/003,level1/019,level1/023,level1/026,level1/033,level1/040,level1/042,level1/047,level1/055,level1/057,level1/095
+    PY2=level1/023,level1/040
+    pycells=$(cd submissions && find mutants/level1/023_softmax mutants/level1/040_layernorm demo-kernelbench/level1/023_softmax demo-kernelbench/level1/040_layernorm -name 's*.py' | sed 's/\.py$//' | sort -V)
+    S34="ONLY_CELLS=demo-naive/level1/034_instancenorm/s0 PROBLEM=level1/034 ARTIFACTS=artifacts/special NO_TIMING=1 PROTOCOL=strict"
+    if [ ! -d artifacts/mutation ] && [ -f .h200-carry/mutation.tgz ]; then
+        for P in strict paper; do make -q --no-print-directory checks ARTIFACTS=artifacts/mutation NO_TIMING=1 PROTOCOL=$P PROBLEM=$P12 CALL_TIMEOUT=5 >/dev/null 2>&1; done
+        make -q --no-print-directory checks $S34 >/dev/null 2>&1
+        make -q --no-print-directory witness PROBLEM=$P12 CALL_TIMEOUT=5 >/dev/null 2>&1
+        make -q --no-print-directory compile MODEL=mutants PROBLEM=$PY2 >/dev/null 2>&1
+        sleep 1.1
+        tar xzf .h200-carry/mutation.tgz && sleep 1.1 && now=$(date +%s.%N)
+        tar tzf .h200-carry/mutation.tgz | while read -r f; do [ -f "$f" ] && touch -d "@$now" "$f"; done
+        for c in $pycells; do [ -f build/sub/$c/compile.h5 ] && [ ! -f build/sub/$c/manifest.json ] && rm -f build/sub/$c/compile.h5; done
+        echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts, $(ls build/sub/mutants/level1/*/s*/manifest.json 2>/dev/null | wc -l) built .py mutants"
+    fi
+    reserve=30 lim make -j2 -k --no-print-directory checks $S34 > "$OUT/special-034.log" 2>&1 &
+    t make -j4 -k --no-print-directory compile MODEL=mutants PROBLEM=$PY2 2>&1 | grep -v '^kb:' | tail -2
+    for p in 023 040; do reserve=200 lim make -k --no-print-directory witness PROBLEM=level1/$p CALL_TIMEOUT=5 WITNESS_MEMORY=48 2>&1 | grep -v '^kb:' | tail -4; done
+    wait; grep 'verify-dists\|sanity' "$OUT/special-034.log" | tail -2
+    reserve=12 lim make -j12 -k --no-print-directory mutation PROBLEM=$P12 CALL_TIMEOUT=5 WITNESS_JOBS=1 WITNESS_MEMORY=48 > "$OUT/mutation.log" 2>&1
+    grep -v "^kb:" "$OUT/mutation.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -8
+    for P in strict paper; do echo "$P: $(find artifacts/mutation/$P -name sanity-check.h5 2>/dev/null | wc -l) sanity-check, $(find artifacts/mutation/$P -name verify-distributions.h5 2>/dev/null | wc -l) verify-distributions"; done
     tar czf "$OUT/mutation.tgz" artifacts/mutation artifacts/special $(for c in $pycells; do [ -f build/sub/$c/compile.h5 ] && echo build/sub/$c; done) 2>/dev/null; ls -la "$OUT/mutation.tgz"
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
