@@ -684,18 +684,19 @@ elif [ "$phase" = s24 ]; then
     # checks, and the witnesses' reference and children ran out of device memory (no artifact, no
     # result): now the restore as s23, the two witnesses alone (034's strict check beside them),
     # then make mutation over all 12; the report is made off the device from the tgz
+    MT=.h200-carry/mutation.txz  # (xz: 1.0 MB where gzip took 8.5: the carry has 64 MiB with the tracked tree)
     P12=level1/001,level1/003,level1/019,level1/023,level1/026,level1/033,level1/040,level1/042,level1/047,level1/055,level1/057,level1/095
     PY2=level1/023,level1/040
     pycells=$(cd submissions && find mutants/level1/023_softmax mutants/level1/040_layernorm demo-kernelbench/level1/023_softmax demo-kernelbench/level1/040_layernorm -name 's*.py' | sed 's/\.py$//' | sort -V)
     S34="ONLY_CELLS=demo-naive/level1/034_instancenorm/s0 PROBLEM=level1/034 ARTIFACTS=artifacts/special NO_TIMING=1 PROTOCOL=strict"
-    if [ ! -d artifacts/mutation ] && [ -f .h200-carry/mutation.tgz ]; then
+    if [ ! -d artifacts/mutation ] && [ -f "$MT" ]; then
         for P in strict paper; do make -q --no-print-directory checks ARTIFACTS=artifacts/mutation NO_TIMING=1 PROTOCOL=$P PROBLEM=$P12 CALL_TIMEOUT=5 >/dev/null 2>&1; done
         make -q --no-print-directory checks $S34 >/dev/null 2>&1
         make -q --no-print-directory witness PROBLEM=$P12 CALL_TIMEOUT=5 >/dev/null 2>&1
         make -q --no-print-directory compile MODEL=mutants PROBLEM=$PY2 >/dev/null 2>&1
         sleep 1.1
-        tar xzf .h200-carry/mutation.tgz && sleep 1.1 && now=$(date +%s.%N)
-        tar tzf .h200-carry/mutation.tgz | while read -r f; do [ -f "$f" ] && touch -d "@$now" "$f"; done
+        tar xf "$MT" && sleep 1.1 && now=$(date +%s.%N)
+        tar tf "$MT" | while read -r f; do [ -f "$f" ] && touch -d "@$now" "$f"; done
         for c in $pycells; do [ -f build/sub/$c/compile.h5 ] && [ ! -f build/sub/$c/manifest.json ] && rm -f build/sub/$c/compile.h5; done
         echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts, $(ls build/sub/mutants/level1/*/s*/manifest.json 2>/dev/null | wc -l) built .py mutants"
     fi
@@ -706,7 +707,7 @@ elif [ "$phase" = s24 ]; then
     reserve=12 lim make -j12 -k --no-print-directory mutation PROBLEM=$P12 CALL_TIMEOUT=5 WITNESS_JOBS=1 WITNESS_MEMORY=48 > "$OUT/mutation.log" 2>&1
     grep -v "^kb:" "$OUT/mutation.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -8
     for P in strict paper; do echo "$P: $(find artifacts/mutation/$P -name sanity-check.h5 2>/dev/null | wc -l) sanity-check, $(find artifacts/mutation/$P -name verify-distributions.h5 2>/dev/null | wc -l) verify-distributions"; done
-    tar czf "$OUT/mutation.tgz" artifacts/mutation artifacts/special $(for c in $pycells; do [ -f build/sub/$c/compile.h5 ] && echo build/sub/$c; done) 2>/dev/null; ls -la "$OUT/mutation.tgz"
+    tar cJf "$OUT/mutation.txz" artifacts/mutation artifacts/special $(for c in $pycells; do [ -f build/sub/$c/compile.h5 ] && echo build/sub/$c; done) 2>/dev/null; ls -la "$OUT/mutation.txz"
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call
