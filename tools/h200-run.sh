@@ -707,7 +707,7 @@ elif [ "$phase" = s24 ]; then
     reserve=12 lim make -j12 -k --no-print-directory mutation PROBLEM=$P12 CALL_TIMEOUT=5 WITNESS_JOBS=1 WITNESS_MEMORY=48 > "$OUT/mutation.log" 2>&1
     grep -v "^kb:" "$OUT/mutation.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -8
     for P in strict paper; do echo "$P: $(find artifacts/mutation/$P -name sanity-check.h5 2>/dev/null | wc -l) sanity-check, $(find artifacts/mutation/$P -name verify-distributions.h5 2>/dev/null | wc -l) verify-distributions"; done
-    tar cJf "$OUT/mutation.txz" artifacts/mutation artifacts/special $(for c in $pycells; do [ -f build/sub/$c/compile.h5 ] && echo build/sub/$c; done) 2>/dev/null; ls -la "$OUT/mutation.txz"
+    tar czf "$OUT/mutation.tgz" artifacts/mutation artifacts/special $(for c in $pycells; do [ -f build/sub/$c/compile.h5 ] && echo build/sub/$c; done) 2>/dev/null; ls -la "$OUT/mutation.tgz"
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call
