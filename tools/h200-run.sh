@@ -54,7 +54,8 @@
 #   s23 (session 15, #15): everything of #15's report left after s21 (023/040 built and witnessed,
 #       both protocols' checks, the special cells), resumable over calls; see its branch
 #   s24 (session 15, #15): s23 with the witnesses of 023/040 alone first (beside the checks they ran
-#       out of device memory), then make mutation over the 12; see its branch
+#       out of device memory; saved at once), then make mutation over the 12; see its branch. Give
+#       it a budget 60 s under the call's limit (session 15's call at 500 of 560 s lost everything)
 #   s21 (session 14, #15): the witnesses one problem at a time (WITNESS_MEMORY=48; the .py mutants of
 #       023 and 040 built here meanwhile and witnessed last), then make mutation's checks and report
 #       over all 12 problems; S21_SPECIAL=1 adds the special checks of s19; resumable like s19
@@ -704,6 +705,8 @@ elif [ "$phase" = s24 ]; then
     t make -j4 -k --no-print-directory compile MODEL=mutants PROBLEM=$PY2 2>&1 | grep -v '^kb:' | tail -2
     for p in 023 040; do reserve=200 lim make -k --no-print-directory witness PROBLEM=level1/$p CALL_TIMEOUT=5 WITNESS_MEMORY=48 2>&1 | grep -v '^kb:' | tail -4; done
     wait; grep 'verify-dists\|sanity' "$OUT/special-034.log" | tail -2
+    # saved at once: session 15's s24 call was cut by its limit after these and lost them
+    tar czf "$OUT/witness-py.tgz" artifacts/mutation/witness artifacts/special 2>/dev/null; ls -la "$OUT/witness-py.tgz"
     reserve=12 lim make -j12 -k --no-print-directory mutation PROBLEM=$P12 CALL_TIMEOUT=5 WITNESS_JOBS=1 WITNESS_MEMORY=48 > "$OUT/mutation.log" 2>&1
     grep -v "^kb:" "$OUT/mutation.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -8
     for P in strict paper; do echo "$P: $(find artifacts/mutation/$P -name sanity-check.h5 2>/dev/null | wc -l) sanity-check, $(find artifacts/mutation/$P -name verify-distributions.h5 2>/dev/null | wc -l) verify-distributions"; done
