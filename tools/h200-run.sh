@@ -77,6 +77,36 @@ fidelity_loop() {
     done
 }
 lim() { local l=$(( $(left) - ${reserve:-15} )); [ "$l" -gt 5 ] || { echo "[skipped, no time] $*"; return 124; }; t timeout -k 5 "$l" "$@"; }
+# #15's mutation state over calls (s22-s24): the 12 problems, the .py ones, the special cells
+MUT_P12=level1/001,level1/003,level1/019,level1/023,level1/026,level1/033,level1/040,level1/042,level1/047,level1/055,level1/057,level1/095
+MUT_PY2=level1/023,level1/040
+MUT_SPP=level1/001,level1/003,level1/023,level1/024,level1/034,level1/035,level1/040
+MUT_SP="demo-hacks/level1/001_square_matmul/s2 demo-hacks/level1/001_square_matmul/s3 demo-hacks/level1/040_layernorm/s0 demo-hacks/level1/040_layernorm/s1 demo-hacks/level1/023_softmax/s1 demo-naive/level1/024_log_softmax/s0 demo-naive/level1/034_instancenorm/s0 demo-naive/level1/035_groupnorm/s0 demo-tuned/level1/001_square_matmul/s0 demo-tuned/level1/003_batched_matmul/s0"
+mut_pycells() { (cd submissions && find mutants/level1/023_softmax mutants/level1/040_layernorm demo-kernelbench/level1/023_softmax demo-kernelbench/level1/040_layernorm -name 's*.py' | sed 's/\.py$//' | sort -V); }
+# mut_restore ARCHIVE (a previous call's $OUT/mutation.tgz, or its xz): on a fresh machine only.
+# The knob stamps first (written at a parse; s21's restore re-ran every witness because its stamp
+# was newer than the restored artifacts), then the archive's files, all touched to one time after
+# them; a .py sample's record without its build directory is dropped, so it is built again.
+mut_restore() {
+    [ ! -d artifacts/mutation ] && [ -f "$1" ] || return 0
+    local P c now
+    for P in strict paper; do
+        make -q --no-print-directory checks ARTIFACTS=artifacts/mutation NO_TIMING=1 PROTOCOL=$P PROBLEM=$MUT_P12 CALL_TIMEOUT=5 >/dev/null 2>&1
+        make -q --no-print-directory checks ARTIFACTS=artifacts/special NO_TIMING=1 PROTOCOL=$P PROBLEM=$MUT_SPP ONLY_CELLS="$MUT_SP" >/dev/null 2>&1
+    done
+    make -q --no-print-directory witness PROBLEM=$MUT_P12 CALL_TIMEOUT=5 >/dev/null 2>&1
+    make -q --no-print-directory compile MODEL=mutants PROBLEM=$MUT_PY2 >/dev/null 2>&1
+    sleep 1.1
+    tar xf "$1" && sleep 1.1 && now=$(date +%s.%N)
+    tar tf "$1" | while read -r c; do [ -f "$c" ] && touch -d "@$now" "$c"; done
+    for c in $(mut_pycells); do [ -f build/sub/$c/compile.h5 ] && [ ! -f build/sub/$c/manifest.json ] && rm -f build/sub/$c/compile.h5; done
+    echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts, $(ls build/sub/mutants/level1/*/s*/manifest.json 2>/dev/null | wc -l) built .py mutants"
+}
+# the whole state as $OUT/mutation.tgz (the .py samples' build directories too: they take ~185 s to build)
+mut_save() {
+    tar czf "$OUT/mutation.tgz" artifacts/mutation artifacts/special $(for c in $(mut_pycells); do [ -f build/sub/$c/compile.h5 ] && echo build/sub/$c; done) 2>/dev/null
+    ls -la "$OUT/mutation.tgz"
+}
 # s8 phases: artifacts carried between calls as .h200-carry/s8.tgz (the previous call's $OUT/s8.tgz)
 # with the reference and tool hashes they were made with: restored artifacts are touched newer
 # than this call's stamps, then every hash file that differs from the saved one is touched newer
@@ -612,13 +642,9 @@ elif [ "$phase" = s21 ]; then
     cp -r artifacts/mutation/report "$OUT/" 2>/dev/null
     tar czf "$OUT/mutation.tgz" artifacts/mutation artifacts/special $(find build/sub -name compile.h5 -newer build/.carried) 2>/dev/null; ls -la "$OUT/mutation.tgz"
 elif [ "$phase" = s22 ]; then
-    # s21's restore re-ran every witness: the witness stamp was written at this machine's first
-    # parse, newer than the restored artifacts. Now the stamps first, then the artifacts newer.
+    # s21's restore re-ran every witness (mut_restore says why)
     P10=level1/001,level1/003,level1/019,level1/026,level1/033,level1/042,level1/047,level1/055,level1/057,level1/095
-    for P in strict paper; do make -q --no-print-directory checks ARTIFACTS=artifacts/mutation NO_TIMING=1 PROTOCOL=$P PROBLEM=$P10 CALL_TIMEOUT=5 >/dev/null 2>&1; done
-    make -q --no-print-directory witness PROBLEM=$P10 CALL_TIMEOUT=5 >/dev/null 2>&1
-    sleep 1.1
-    tar xzf .h200-carry/mutation.tgz && sleep 1.1 && find artifacts -type f -exec touch -d "@$(date +%s.%N)" {} +
+    mut_restore .h200-carry/mutation.tgz
     wit=$(ls artifacts/mutation/witness/level1/*.h5 | tr '\n' ' ')
     build/bin/kb-mutation-report --manifest submissions/mutants/mutants.csv --witness "$wit" --list-witnessed artifacts/mutation/witnessed.txt
     orig=$(awk -F, 'NR > 1 && $2 !~ /02[3]|040/ && $3 !~ /kernelbench/ { print $3 }' submissions/mutants/mutants.csv | sort -u | tr '\n' ' ')
@@ -638,26 +664,9 @@ elif [ "$phase" = s23 ]; then
     # first, then the restore (newer); the .py mutants of 023/040 built and witnessed in one lane,
     # then the special cells (S23_SPECIAL=0 skips them), while make mutation runs the checks of the
     # 10 other problems (strict, then paper); then make mutation over all 12 and its report
-    P12=level1/001,level1/003,level1/019,level1/023,level1/026,level1/033,level1/040,level1/042,level1/047,level1/055,level1/057,level1/095
+    P12=$MUT_P12 PY2=$MUT_PY2 SPP=$MUT_SPP SP=$MUT_SP
     P10=level1/001,level1/003,level1/019,level1/026,level1/033,level1/042,level1/047,level1/055,level1/057,level1/095
-    PY2=level1/023,level1/040
-    SPP=level1/001,level1/003,level1/023,level1/024,level1/034,level1/035,level1/040
-    SP="demo-hacks/level1/001_square_matmul/s2 demo-hacks/level1/001_square_matmul/s3 demo-hacks/level1/040_layernorm/s0 demo-hacks/level1/040_layernorm/s1 demo-hacks/level1/023_softmax/s1 demo-naive/level1/024_log_softmax/s0 demo-naive/level1/034_instancenorm/s0 demo-naive/level1/035_groupnorm/s0 demo-tuned/level1/001_square_matmul/s0 demo-tuned/level1/003_batched_matmul/s0"
-    pycells=$(cd submissions && find mutants/level1/023_softmax mutants/level1/040_layernorm demo-kernelbench/level1/023_softmax demo-kernelbench/level1/040_layernorm -name 's*.py' | sed 's/\.py$//' | sort -V)
-    if [ ! -d artifacts/mutation ] && [ -f .h200-carry/mutation.tgz ]; then
-        for P in strict paper; do
-            make -q --no-print-directory checks ARTIFACTS=artifacts/mutation NO_TIMING=1 PROTOCOL=$P PROBLEM=$P12 CALL_TIMEOUT=5 >/dev/null 2>&1
-            make -q --no-print-directory checks ARTIFACTS=artifacts/special NO_TIMING=1 PROTOCOL=$P PROBLEM=$SPP ONLY_CELLS="$SP" >/dev/null 2>&1
-        done
-        make -q --no-print-directory witness PROBLEM=$P12 CALL_TIMEOUT=5 >/dev/null 2>&1
-        make -q --no-print-directory compile MODEL=mutants PROBLEM=$PY2 >/dev/null 2>&1
-        sleep 1.1
-        tar xzf .h200-carry/mutation.tgz && sleep 1.1 && now=$(date +%s.%N)
-        tar tzf .h200-carry/mutation.tgz | while read -r f; do [ -f "$f" ] && touch -d "@$now" "$f"; done
-        # a .py sample's record without its directory (an older tgz held the records alone) is built again
-        for c in $pycells; do [ -f build/sub/$c/compile.h5 ] && [ ! -f build/sub/$c/manifest.json ] && rm -f build/sub/$c/compile.h5; done
-        echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts, $(ls build/sub/mutants/level1/*/s*/manifest.json 2>/dev/null | wc -l) built .py mutants"
-    fi
+    mut_restore .h200-carry/mutation.tgz
     pyo=$(awk -F, 'NR > 1 && $3 ~ /kernelbench/ { print $3 }' submissions/mutants/mutants.csv | sort -u | tr '\n' ' ')
     (
         t make -j10 -k --no-print-directory compile MODEL=mutants PROBLEM=$PY2 | grep -v '^kb:' | tail -3
@@ -679,38 +688,25 @@ elif [ "$phase" = s23 ]; then
     grep -v "^kb:" "$OUT/mutation.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -12
     for P in strict paper; do echo "$P: $(find artifacts/mutation/$P -name sanity-check.h5 2>/dev/null | wc -l) sanity-check, $(find artifacts/mutation/$P -name verify-distributions.h5 2>/dev/null | wc -l) verify-distributions"; done
     cp -r artifacts/mutation/report "$OUT/" 2>/dev/null
-    tar czf "$OUT/mutation.tgz" artifacts/mutation artifacts/special $(for c in $pycells; do [ -f build/sub/$c/compile.h5 ] && echo build/sub/$c; done) 2>/dev/null; ls -la "$OUT/mutation.tgz"
+    mut_save
 elif [ "$phase" = s24 ]; then
     # session 15's last call (#15): s23's first call ran the lane of 023/040 beside make mutation's
     # checks, and the witnesses' reference and children ran out of device memory (no artifact, no
     # result): now the restore as s23, the two witnesses alone (034's strict check beside them),
     # then make mutation over all 12; the report is made off the device from the tgz
     MT=.h200-carry/mutation.txz  # (xz: 1.0 MB where gzip took 8.5: the carry has 64 MiB with the tracked tree)
-    P12=level1/001,level1/003,level1/019,level1/023,level1/026,level1/033,level1/040,level1/042,level1/047,level1/055,level1/057,level1/095
-    PY2=level1/023,level1/040
-    pycells=$(cd submissions && find mutants/level1/023_softmax mutants/level1/040_layernorm demo-kernelbench/level1/023_softmax demo-kernelbench/level1/040_layernorm -name 's*.py' | sed 's/\.py$//' | sort -V)
+    P12=$MUT_P12 PY2=$MUT_PY2
     S34="ONLY_CELLS=demo-naive/level1/034_instancenorm/s0 PROBLEM=level1/034 ARTIFACTS=artifacts/special NO_TIMING=1 PROTOCOL=strict"
-    if [ ! -d artifacts/mutation ] && [ -f "$MT" ]; then
-        for P in strict paper; do make -q --no-print-directory checks ARTIFACTS=artifacts/mutation NO_TIMING=1 PROTOCOL=$P PROBLEM=$P12 CALL_TIMEOUT=5 >/dev/null 2>&1; done
-        make -q --no-print-directory checks $S34 >/dev/null 2>&1
-        make -q --no-print-directory witness PROBLEM=$P12 CALL_TIMEOUT=5 >/dev/null 2>&1
-        make -q --no-print-directory compile MODEL=mutants PROBLEM=$PY2 >/dev/null 2>&1
-        sleep 1.1
-        tar xf "$MT" && sleep 1.1 && now=$(date +%s.%N)
-        tar tf "$MT" | while read -r f; do [ -f "$f" ] && touch -d "@$now" "$f"; done
-        for c in $pycells; do [ -f build/sub/$c/compile.h5 ] && [ ! -f build/sub/$c/manifest.json ] && rm -f build/sub/$c/compile.h5; done
-        echo "restored $(find artifacts -name '*.h5' | wc -l) artifacts, $(ls build/sub/mutants/level1/*/s*/manifest.json 2>/dev/null | wc -l) built .py mutants"
-    fi
+    mut_restore "$MT"
     reserve=30 lim make -j2 -k --no-print-directory checks $S34 > "$OUT/special-034.log" 2>&1 &
     t make -j4 -k --no-print-directory compile MODEL=mutants PROBLEM=$PY2 2>&1 | grep -v '^kb:' | tail -2
     for p in 023 040; do reserve=200 lim make -k --no-print-directory witness PROBLEM=level1/$p CALL_TIMEOUT=5 WITNESS_MEMORY=48 2>&1 | grep -v '^kb:' | tail -4; done
     wait; grep 'verify-dists\|sanity' "$OUT/special-034.log" | tail -2
-    # saved at once: session 15's s24 call was cut by its limit after these and lost them
-    tar czf "$OUT/witness-py.tgz" artifacts/mutation/witness artifacts/special 2>/dev/null; ls -la "$OUT/witness-py.tgz"
+    mut_save # at once: session 15's s24 call was cut by its limit after these and lost them
     reserve=12 lim make -j12 -k --no-print-directory mutation PROBLEM=$P12 CALL_TIMEOUT=5 WITNESS_JOBS=1 WITNESS_MEMORY=48 > "$OUT/mutation.log" 2>&1
     grep -v "^kb:" "$OUT/mutation.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -8
     for P in strict paper; do echo "$P: $(find artifacts/mutation/$P -name sanity-check.h5 2>/dev/null | wc -l) sanity-check, $(find artifacts/mutation/$P -name verify-distributions.h5 2>/dev/null | wc -l) verify-distributions"; done
-    tar czf "$OUT/mutation.tgz" artifacts/mutation artifacts/special $(for c in $pycells; do [ -f build/sub/$c/compile.h5 ] && echo build/sub/$c; done) 2>/dev/null; ls -la "$OUT/mutation.tgz"
+    mut_save
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call
