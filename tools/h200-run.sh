@@ -53,6 +53,10 @@
 #       the time left (s21's restore had re-run the witnesses: stamps are now made before it)
 #   s23 (session 15, #15): everything of #15's report left after s21 (023/040 built and witnessed,
 #       both protocols' checks, the special cells), resumable over calls; see its branch
+#   s25 (session 16, #15): s24 from s23's artifacts alone (a new checkout: no .py build directories):
+#       the 35 .py samples of 023/040 built (CPU) while make mutation's checks of the 10 other
+#       problems use the GPU, then the two witnesses alone, then make mutation over the 12; the same
+#       command again on the warm machine goes on where it stopped (artifacts/ is kept there)
 #   s24 (session 15, #15): s23 with the witnesses of 023/040 alone first (beside the checks they ran
 #       out of device memory; saved at once), then make mutation over the 12; see its branch. Give
 #       it a budget 60 s under the call's limit (session 15's call at 500 of 560 s lost everything)
@@ -158,11 +162,29 @@ traces() {
     reserve=8 lim bench/kernel-times.sh "$OUT/kt" "$@"
     tar czf "$OUT/kt.tgz" -C "$OUT" kt && rm -rf "$OUT/kt"
 }
+# the carry of s25 unpacked: on a fresh machine deps, mutants and the prebuilt build/ (touched newer
+# than the copied tree, so make rebuilds nothing); on a warm one (build/.carried) the tree was copied
+# again, perhaps newer than build/: build/, then build/sub, then artifacts/ touched in make's
+# order, one time per group, so that nothing made in the previous call looks stale
+carry_unpack() {
+    if [ ! -f build/.carried ]; then
+        tar xJf .h200-carry/deps.txz && tar xJf .h200-carry/mutants.txz && sleep 1.1 && tar xf .h200-carry/build.txz || return 1
+        find build -type f -exec touch -d "@$(date +%s.%N)" {} + && touch build/.carried
+        echo "carry unpacked: $(find build/sub -name compile.h5 | wc -l) compile records"
+    else
+        find build -path build/sub -prune -o -type f -exec touch -d "@$(date +%s.%N)" {} +; sleep 1.1
+        [ ! -d build/sub ] || find build/sub -type f -exec touch -d "@$(date +%s.%N)" {} +; sleep 1.1
+        [ ! -d artifacts ] || find artifacts -type f -exec touch -d "@$(date +%s.%N)" {} +
+        echo "warm machine: $(find artifacts -name '*.h5' 2>/dev/null | wc -l) artifacts kept"
+    fi
+}
 mkdir -p "$OUT"
 log=$OUT/run-$phase.txt
 exec > >(tee -a "$log") 2>&1
 echo "== $(date -u) phase $phase: $(nvidia-smi -L 2>&1 | head -1); $J cores"
+[ "$phase" != s25 ] || carry_unpack || exit 1
 t make -j"$J" build build/tests/gpu/test_generators build/tests/gpu/test_timer build/tests/test_sandbox > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+echo "build: $(grep -c -E '^(gcc|g\+\+|ar|/usr/local/cuda/bin/nvcc|nvcc) ' "$OUT/build.log") commands run"
 build/bin/kb-gpuinfo
 if [ "$phase" = one ]; then
     t build/tests/gpu/test_generators
@@ -704,6 +726,31 @@ elif [ "$phase" = s24 ]; then
     wait; grep 'verify-dists\|sanity' "$OUT/special-034.log" | tail -2
     mut_save # at once: session 15's s24 call was cut by its limit after these and lost them
     reserve=12 lim make -j12 -k --no-print-directory mutation PROBLEM=$P12 CALL_TIMEOUT=5 WITNESS_JOBS=1 WITNESS_MEMORY=48 > "$OUT/mutation.log" 2>&1
+    grep -v "^kb:" "$OUT/mutation.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -8
+    for P in strict paper; do echo "$P: $(find artifacts/mutation/$P -name sanity-check.h5 2>/dev/null | wc -l) sanity-check, $(find artifacts/mutation/$P -name verify-distributions.h5 2>/dev/null | wc -l) verify-distributions"; done
+    mut_save
+elif [ "$phase" = s25 ]; then
+    MT=.h200-carry/mutation.txz
+    P12=$MUT_P12 PY2=$MUT_PY2
+    P10=level1/001,level1/003,level1/019,level1/026,level1/033,level1/042,level1/047,level1/055,level1/057,level1/095
+    S34="ONLY_CELLS=demo-naive/level1/034_instancenorm/s0 PROBLEM=level1/034 ARTIFACTS=artifacts/special NO_TIMING=1 PROTOCOL=strict"
+    mut_restore "$MT"
+    pyo=$(awk -F, 'NR > 1 && $3 ~ /kernelbench/ { print $3 }' submissions/mutants/mutants.csv | sort -u | tr '\n' ' ')
+    ( t make -j12 -k --no-print-directory compile MODEL=mutants PROBLEM=$PY2 2>&1 | grep -v '^kb:' | tail -3 &
+      t make -j2 -k --no-print-directory compile ONLY_CELLS="$pyo" PROBLEM=$PY2 2>&1 | grep -v '^kb:' | tail -3 & wait ) > "$OUT/compile-py.log" 2>&1 &
+    cpid=$!
+    # the GPU meanwhile: the checks the 10 witnessed problems still lack (not past ~230 s: the witnesses follow)
+    ( reserve=$(( budget - 230 )) lim make -j8 -k --no-print-directory mutation PROBLEM=$P10 CALL_TIMEOUT=5 WITNESS_JOBS=1 WITNESS_MEMORY=48 > "$OUT/mutation-10.log" 2>&1
+      reserve=30 lim make -j2 -k --no-print-directory checks $S34 > "$OUT/special-034.log" 2>&1 ) &
+    mpid=$!
+    wait $cpid; cat "$OUT/compile-py.log"; wait $mpid
+    echo "[lanes done at $(( $(date +%s) - start )) s]"; grep -v "^kb:" "$OUT/mutation-10.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -4
+    grep 'verify-dists\|sanity' "$OUT/special-034.log" | tail -2
+    f=artifacts/special/strict/demo-naive/level1/034_instancenorm/s0/verify-distributions.h5
+    [ -f $f ] && for x in verified reason excess_max; do printf ' %s=%s' $x "$(build/bin/kb-h5get $f / $x 2>/dev/null)"; done; echo
+    for p in 023 040; do reserve=15 lim make -k --no-print-directory witness PROBLEM=level1/$p CALL_TIMEOUT=5 WITNESS_MEMORY=48 2>&1 | grep -v '^kb:' | tail -4; done
+    mut_save
+    reserve=20 lim make -j12 -k --no-print-directory mutation PROBLEM=$P12 CALL_TIMEOUT=5 WITNESS_JOBS=1 WITNESS_MEMORY=48 > "$OUT/mutation.log" 2>&1
     grep -v "^kb:" "$OUT/mutation.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -8
     for P in strict paper; do echo "$P: $(find artifacts/mutation/$P -name sanity-check.h5 2>/dev/null | wc -l) sanity-check, $(find artifacts/mutation/$P -name verify-distributions.h5 2>/dev/null | wc -l) verify-distributions"; done
     mut_save
