@@ -750,7 +750,7 @@ elif [ "$phase" = s25 ]; then
     [ -f $f ] && for x in verified reason excess_max; do printf ' %s=%s' $x "$(build/bin/kb-h5get $f / $x 2>/dev/null)"; done; echo
     for p in 023 040; do reserve=15 lim make -k --no-print-directory witness PROBLEM=level1/$p CALL_TIMEOUT=5 WITNESS_MEMORY=48 2>&1 | grep -v '^kb:' | tail -4; done
     mut_save
-    reserve=20 lim make -j12 -k --no-print-directory mutation PROBLEM=$P12 CALL_TIMEOUT=5 WITNESS_JOBS=1 WITNESS_MEMORY=48 > "$OUT/mutation.log" 2>&1
+    reserve=20 lim make -j${S25_JOBS:-12} -k --no-print-directory mutation PROBLEM=$P12 CALL_TIMEOUT=5 WITNESS_JOBS=1 WITNESS_MEMORY=48 > "$OUT/mutation.log" 2>&1
     grep -v "^kb:" "$OUT/mutation.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -8
     for P in strict paper; do echo "$P: $(find artifacts/mutation/$P -name sanity-check.h5 2>/dev/null | wc -l) sanity-check, $(find artifacts/mutation/$P -name verify-distributions.h5 2>/dev/null | wc -l) verify-distributions"; done
     mut_save
