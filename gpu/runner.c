@@ -78,6 +78,33 @@ static void fatal(int kind, const char *fmt, ...)
     _exit(1);
 }
 
+/* The child's own copy of an output (below), allocated through kb_retry: 1 while the device is
+ * out of memory, -1 on any other error. */
+#define OUT_ALLOC_WAIT_S 60.0 /* well inside the parent's 120 s wait for the child's READY */
+typedef struct out_alloc {
+    void **p;
+    size_t bytes;
+    const char *name;
+    cudaError_t e;
+} out_alloc;
+
+static int try_out_alloc(void *ctx)
+{
+    out_alloc *a = ctx;
+    a->e = cudaMalloc(a->p, a->bytes);
+    if (a->e == cudaSuccess)
+        return 0;
+    cudaGetLastError(); /* not sticky: clear it */
+    return a->e == cudaErrorMemoryAllocation ? 1 : -1;
+}
+
+static void out_alloc_waiting(void *ctx)
+{
+    const out_alloc *a = ctx;
+    fprintf(stderr, "kb-runner: waiting up to %.0f s for %.2f GiB of device memory for output %s (other stages hold it)\n",
+            OUT_ALLOC_WAIT_S, (double)a->bytes / (double)(1u << 30), a->name);
+}
+
 /* Threads of this process, from /proc/self/stat opened before the sandbox (field 20). */
 static int thread_count(void)
 {
@@ -502,9 +529,14 @@ int kb_runner_main(int argc, char **argv, const kb_runner_target *target)
             if (!t->data)
                 continue;
             const size_t bytes = tens[R.prob->n_inputs + i].bytes;
-            if (cudaMalloc(&own, bytes) != cudaSuccess)
-                fatal(KB_OUT_HARNESS_ERROR, "cudaMalloc(%zu bytes) for output %s: %s", bytes, t->name,
-                      cudaGetErrorString(cudaGetLastError()));
+            /* Stages side by side (make -j) were admitted against the same free memory, and
+             * another's child may hold it for a while: wait (within the parent's wait for
+             * READY) rather than lose the cell; a failure other than memory ends it at once. */
+            out_alloc a = {&own, bytes, t->name, cudaSuccess};
+            if (kb_retry(try_out_alloc, &a, OUT_ALLOC_WAIT_S, 0.25, out_alloc_waiting, NULL) != 0)
+                fatal(KB_OUT_HARNESS_ERROR, "cudaMalloc(%zu bytes) for output %s: %s%s", bytes, t->name,
+                      cudaGetErrorString(a.e),
+                      a.e == cudaErrorMemoryAllocation ? " (still, after waiting; run fewer stages beside it)" : "");
             R.out_shared[i] = (void *)t->data;
             t->data = own;
         }

@@ -483,7 +483,10 @@ int kb_session_init(kb_session *s, int device, kb_call_outcome *ready, kb_err *e
         for (uint32_t i = 0; i < s->p->n_inputs; i++)
             need += kb_spec_bytes(&s->p->inputs[i]);
         for (uint32_t i = 0; i < s->p->n_outputs; i++)
-            need += out_bytes(s, i) * (1u + (o->need_reference ? 1u : 0u) + (o->need_magnitude ? 1u : 0u));
+            /* the shared output, the reference and magnitude buffers, and the child's own copy
+             * of the output (gpu/runner.c; a .py child's returned tensor alike), which the child
+             * allocates after this admission */
+            need += out_bytes(s, i) * (2u + (o->need_reference ? 1u : 0u) + (o->need_magnitude ? 1u : 0u));
         double t_wait = kb_now_s();
         int said = 0;
         for (;;) {
@@ -503,8 +506,8 @@ int kb_session_init(kb_session *s, int device, kb_call_outcome *ready, kb_err *e
             free_tensors(s);
             cudaGetLastError();
             if (e != cudaErrorMemoryAllocation || kb_now_s() - t_wait > 1800.0) {
-                kb_errf(err, KB_EXIT_FAIL, "allocating the tensors of %s (%llu bytes): %s", s->p->id,
-                        (unsigned long long)need, cudaGetErrorString(e));
+                kb_errf(err, KB_EXIT_FAIL, "allocating the tensors of %s (%llu bytes with the child's output copies): %s",
+                        s->p->id, (unsigned long long)need, cudaGetErrorString(e));
                 return -1;
             }
             if (!said) {

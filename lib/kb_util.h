@@ -38,6 +38,13 @@ int kb_errf(kb_err *err, int code, const char *fmt, ...)
 /* Monotonic clock in nanoseconds / seconds. */
 uint64_t kb_now_ns(void);
 double kb_now_s(void);
+/* Retry a step that can fail for a while (device memory held by the stages beside this one):
+ * try() returns 0 (done), 1 (transient: try again) or -1 (permanent). It is called until it
+ * returns 0 or -1, or until max_s seconds have passed since the first call, sleeping sleep_s
+ * between calls; the first call is always made. Returns try()'s last value; *tries (may be
+ * NULL) the number of calls. on_wait (may be NULL) is called once, after the first transient
+ * failure, before the first sleep. */
+int kb_retry(int (*try_fn)(void *ctx), void *ctx, double max_s, double sleep_s, void (*on_wait)(void *ctx), int *tries);
 /* Current UTC time as ISO 8601 ("2026-11-29T14:37:40Z"). */
 /* Progress of a make run: when make sets KB_PROGRESS_FILE, KB_PROGRESS_TOTAL and KB_PROGRESS_T0,
  * appends "stage<TAB>model<TAB>problem<TAB>sample<TAB>result" to the file (under a lock) and

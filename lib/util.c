@@ -34,6 +34,26 @@ uint64_t kb_now_ns(void)
 
 double kb_now_s(void) { return (double)kb_now_ns() * 1e-9; }
 
+int kb_retry(int (*try_fn)(void *ctx), void *ctx, double max_s, double sleep_s, void (*on_wait)(void *ctx), int *tries)
+{
+    const double t0 = kb_now_s();
+    int n = 0, rc;
+    for (;;) {
+        rc = try_fn(ctx);
+        n++;
+        if (rc != 1 || kb_now_s() - t0 + sleep_s > max_s)
+            break;
+        if (n == 1 && on_wait)
+            on_wait(ctx);
+        struct timespec ts = {(time_t)sleep_s, (long)((sleep_s - (double)(time_t)sleep_s) * 1e9)};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+    }
+    if (tries)
+        *tries = n;
+    return rc;
+}
+
 void kb_utc_iso(char *buf, size_t len)
 {
     struct timespec ts;

@@ -415,7 +415,7 @@ static int run_pool(w_run *w, kb_err *err)
     uint64_t per_entry = 0, per_sample = 0;
     for (uint32_t i = 0; i < w->n_out; i++) {
         per_entry += 2 * kb_spec_bytes(&w->p->outputs[i]);
-        per_sample += kb_spec_bytes(&w->p->outputs[i]);
+        per_sample += 2 * kb_spec_bytes(&w->p->outputs[i]); /* the shared output and the child's copy */
     }
     for (uint32_t i = 0; i < w->p->n_inputs; i++)
         per_sample += kb_spec_bytes(&w->p->inputs[i]);

@@ -53,6 +53,10 @@
 #       the time left (s21's restore had re-run the witnesses: stamps are now made before it)
 #   s23 (session 15, #15): everything of #15's report left after s21 (023/040 built and witnessed,
 #       both protocols' checks, the special cells), resumable over calls; see its branch
+#   s26 (session 16): the child's wait for its output copies (02e1f78, re-applied) on the GPU: a
+#       fresh build here (deps and mutants from the carry), the standard checks of the 99 .cu
+#       cells of 019/023/026 (their mutants and origins, 6 GiB outputs) at -j12 in one tree, the
+#       load that lost 10 stages in s25; then the GPU suite over L1/019
 #   s25 (session 16, #15): s24 from s23's artifacts alone (a new checkout: no .py build directories):
 #       the 35 .py samples of 023/040 built (CPU) while make mutation's checks of the 10 other
 #       problems use the GPU, then the two witnesses alone, then make mutation over the 12; the same
@@ -183,6 +187,7 @@ log=$OUT/run-$phase.txt
 exec > >(tee -a "$log") 2>&1
 echo "== $(date -u) phase $phase: $(nvidia-smi -L 2>&1 | head -1); $J cores"
 [ "$phase" != s25 ] || carry_unpack || exit 1
+[ "$phase" != s26 ] || { { [ -d .deps ] || tar xJf .h200-carry/deps.txz; } && { [ -d submissions/mutants ] || tar xJf .h200-carry/mutants.txz; }; } || exit 1
 t make -j"$J" build build/tests/gpu/test_generators build/tests/gpu/test_timer build/tests/test_sandbox > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 echo "build: $(grep -c -E '^(gcc|g\+\+|ar|/usr/local/cuda/bin/nvcc|nvcc) ' "$OUT/build.log") commands run"
 build/bin/kb-gpuinfo
@@ -754,6 +759,20 @@ elif [ "$phase" = s25 ]; then
     grep -v "^kb:" "$OUT/mutation.log" | grep -v "^\[.*\(compile\|sanity-check\|verify-dists\)" | tail -8
     for P in strict paper; do echo "$P: $(find artifacts/mutation/$P -name sanity-check.h5 2>/dev/null | wc -l) sanity-check, $(find artifacts/mutation/$P -name verify-distributions.h5 2>/dev/null | wc -l) verify-distributions"; done
     mut_save
+elif [ "$phase" = s26 ]; then
+    P3=level1/019,level1/023,level1/026
+    cells=$(awk -F, 'NR > 1 && ($2 ~ /^level1\/(019|023|026)_/) && $3 !~ /kernelbench/ { print "mutants/" $2 "/" $1; o[$3] } END { for (c in o) print c }' submissions/mutants/mutants.csv | sort -V | tr '\n' ' ')
+    echo "$(echo $cells | wc -w) cells"
+    t make -j$J -k --no-print-directory compile MODEL=mutants ONLY_CELLS="$(printf '%s\n' $cells | grep '^mutants/' | tr '\n' ' ')" PROBLEM=$P3 2>&1 | grep -v '^kb:' | tail -2
+    t make -j$J -k --no-print-directory compile ONLY_CELLS="$(printf '%s\n' $cells | grep -v '^mutants/' | tr '\n' ' ')" PROBLEM=$P3 2>&1 | grep -v '^kb:' | tail -2
+    for m in mutants other; do
+        if [ $m = mutants ]; then M="MODEL=mutants"; c=$(printf '%s\n' $cells | grep '^mutants/' | tr '\n' ' '); else M=; c=$(printf '%s\n' $cells | grep -v '^mutants/' | tr '\n' ' '); fi
+        reserve=300 lim make -j12 -k --no-print-directory checks CHECK_STAGES=sanity-check $M ONLY_CELLS="$c" PROBLEM=$P3 ARTIFACTS=artifacts/memtest NO_TIMING=1 PROTOCOL=paper CALL_TIMEOUT=5 >> "$OUT/memtest.log" 2>&1
+    done
+    echo "memtest: $(find artifacts/memtest -name sanity-check.h5 | wc -l) sanity-check artifacts of $(echo $cells | wc -w) cells; lines: $(grep -c 'out of memory' "$OUT/memtest.log") 'out of memory', $(grep -c 'kb-runner: waiting up to' "$OUT/memtest.log") child waits, $(grep -c 'waiting for .* GiB of device memory' "$OUT/memtest.log") admission waits"
+    grep -v '^kb:' "$OUT/memtest.log" | grep 'ran .* stage commands\|out of memory\|kb-runner: waiting' | head -12
+    GPU_SUITE_PROBLEMS=level1/019_relu reserve=10 lim tests/gpu/run.sh > "$OUT/gpu-suite.txt" 2>&1
+    echo "GPU suite rc $?"; grep -E '^(== |FAIL|ok|PASS)' "$OUT/gpu-suite.txt" | tail -14
 elif [ "$phase" = s8a ]; then
     # session 8, first look: per-kernel GPU times of the problems whose ratio rose above 1.05 in
     # call s8 (and 047, a reduction that did not), then the fidelity of the problems that call
