@@ -253,6 +253,12 @@ $(OBJ)/problems/%.o: problems/%.c | deps-check
 $(BUILD)/problems/%.so: $(OBJ)/problems/%.o | $(LIBKBOPS)
 	@mkdir -p $(@D)
 	$(CC) -shared $(LDFLAGS) -o $@ $< -L$(LIBD) -lkbops -Wl,-rpath,'$$ORIGIN/../../lib'
+# The objects are kept (never deleted as intermediates): a first build deleted them, and the next
+# make, reading their .d files (which name them as targets), compiled them again and relinked every
+# problem it touched, so each stage artifact made after a fresh build looked stale once (session
+# 16: the GPU suite's kill/resume check found 3 stages pending). Missing, they are not remade
+# while the .so is newer than the sources (they stay intermediate).
+.SECONDARY: $(PROBLEM_IDS:%=$(OBJ)/problems/%.o)
 
 .PHONY: build problems deps deps-check help
 build: $(STAGE_BINS) $(LIBKBOPS) $(LIBKBRUNNER) $(PROBLEM_SOS) $(PROBLEM_IDS:%=$(REFHASH)/%.hash) \

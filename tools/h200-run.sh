@@ -56,7 +56,7 @@
 #   s26 (session 16): the child's wait for its output copies (02e1f78, re-applied) on the GPU: a
 #       fresh build here (deps and mutants from the carry), the standard checks of the 99 .cu
 #       cells of 019/023/026 (their mutants and origins, 6 GiB outputs) at -j12 in one tree, the
-#       load that lost 10 stages in s25; then the GPU suite over L1/019
+#       load that lost 10 stages in s25 (S26_MEMTEST=0 skips it); then the GPU suite over L1/019
 #   s25 (session 16, #15): s24 from s23's artifacts alone (a new checkout: no .py build directories):
 #       the 35 .py samples of 023/040 built (CPU) while make mutation's checks of the 10 other
 #       problems use the GPU, then the two witnesses alone, then make mutation over the 12; the same
@@ -763,9 +763,9 @@ elif [ "$phase" = s26 ]; then
     P3=level1/019,level1/023,level1/026
     cells=$(awk -F, 'NR > 1 && ($2 ~ /^level1\/(019|023|026)_/) && $3 !~ /kernelbench/ { print "mutants/" $2 "/" $1; o[$3] } END { for (c in o) print c }' submissions/mutants/mutants.csv | sort -V | tr '\n' ' ')
     echo "$(echo $cells | wc -w) cells"
-    t make -j$J -k --no-print-directory compile MODEL=mutants ONLY_CELLS="$(printf '%s\n' $cells | grep '^mutants/' | tr '\n' ' ')" PROBLEM=$P3 2>&1 | grep -v '^kb:' | tail -2
-    t make -j$J -k --no-print-directory compile ONLY_CELLS="$(printf '%s\n' $cells | grep -v '^mutants/' | tr '\n' ' ')" PROBLEM=$P3 2>&1 | grep -v '^kb:' | tail -2
-    for m in mutants other; do
+    [ "${S26_MEMTEST:-1}" = 1 ] && t make -j$J -k --no-print-directory compile MODEL=mutants ONLY_CELLS="$(printf '%s\n' $cells | grep '^mutants/' | tr '\n' ' ')" PROBLEM=$P3 2>&1 | grep -v '^kb:' | tail -2
+    [ "${S26_MEMTEST:-1}" = 1 ] && t make -j$J -k --no-print-directory compile ONLY_CELLS="$(printf '%s\n' $cells | grep -v '^mutants/' | tr '\n' ' ')" PROBLEM=$P3 2>&1 | grep -v '^kb:' | tail -2
+    [ "${S26_MEMTEST:-1}" = 1 ] && for m in mutants other; do
         if [ $m = mutants ]; then M="MODEL=mutants"; c=$(printf '%s\n' $cells | grep '^mutants/' | tr '\n' ' '); else M=; c=$(printf '%s\n' $cells | grep -v '^mutants/' | tr '\n' ' '); fi
         reserve=300 lim make -j12 -k --no-print-directory checks CHECK_STAGES=sanity-check $M ONLY_CELLS="$c" PROBLEM=$P3 ARTIFACTS=artifacts/memtest NO_TIMING=1 PROTOCOL=paper CALL_TIMEOUT=5 >> "$OUT/memtest.log" 2>&1
     done
