@@ -13,7 +13,7 @@ LEVELS ?= level1 level2 level3
 PROBLEM ?=
 
 # ---- protocol --------------------------------------------------------------------------------
-# (The knobs of the settings table, lib/kb_settings.def, are described by its rows: `make help`
+# (The knobs of the settings table, lib/core/kb_settings.def, are described by its rows: `make help`
 # and each stage's --help print them. The values here are where Make starts.)
 PROTOCOL ?= paper
 TAU ?= 1e-3

@@ -18,8 +18,8 @@
 
 #include "kb_gpu.h"
 #include "kb_session.h"
-#include "kb_stage.h"
-#include "kb_stats.h"
+#include "core/kb_stage.h"
+#include "core/kb_stats.h"
 #include "kb_timer.h"
 
 static FILE *out;

@@ -17,8 +17,8 @@
 #include <cuda_runtime_api.h>
 
 #include "kb_gpu.h"
-#include "kb_stage.h"
-#include "kb_stats.h"
+#include "core/kb_stage.h"
+#include "core/kb_stats.h"
 #include "kb_timer.h"
 
 typedef struct spin_arg {

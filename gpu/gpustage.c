@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "kb_gpu.h"
-#include "kb_problem_load.h"
+#include "core/kb_problem_load.h"
 #include "kb_session.h"
-#include "kb_schema.h"
+#include "core/kb_schema.h"
 
 int kb_gpu_stage_begin(kb_gpu_stage *st, const char *gpus, int lock_mode, kb_err *err)
 {

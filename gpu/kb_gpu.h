@@ -13,10 +13,10 @@
 #include <cuda_runtime_api.h>
 
 #include "kb/problem.h"
-#include "kb_artifact.h"
-#include "kb_close.h"
-#include "kb_rng.h"
-#include "kb_util.h"
+#include "core/kb_artifact.h"
+#include "core/kb_close.h"
+#include "core/kb_rng.h"
+#include "core/kb_util.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,11 +6,11 @@
 #define KB_GPUSTAGE_H
 
 #include "kb/ops.h"
-#include "kb_artifact.h"
-#include "kb_config.h"
-#include "kb_h5.h"
+#include "core/kb_artifact.h"
+#include "core/kb_config.h"
+#include "core/kb_h5.h"
 #include "kb_session.h"
-#include "kb_util.h"
+#include "core/kb_util.h"
 
 typedef struct kb_gpu_stage {
     const char *name; /* "sanity-check" */
@@ -48,7 +48,7 @@ int kb_write_skipped(const char *stage, const char *path, const kb_cell *cell, c
 /* ---- the cell stages' prologue ------------------------------------------------------------ */
 
 #include "kb/problem.h"
-#include "kb_stage.h"
+#include "core/kb_stage.h"
 
 /* What a cell stage's command line names, and what the prologue loaded. */
 typedef struct kb_cell_stage {

@@ -1,13 +1,13 @@
 /*
  * kb_probes.h -- the strict protocol's probes (docs/protocols.md), run on an open session after
- * the distributions passed; they fill a kb_probe_result (lib/kb_probe.h) whose verdict
+ * the distributions passed; they fill a kb_probe_result (lib/core/kb_probe.h) whose verdict
  * kb-verify-distributions draws with kb_probe_verdict.
  */
 #ifndef KB_PROBES_H
 #define KB_PROBES_H
 
 #include "kb_gpustage.h"
-#include "kb_probe.h"
+#include "core/kb_probe.h"
 
 typedef struct kb_probe_ctx {
     kb_session *s;

@@ -14,11 +14,11 @@
 
 #include "kb/ops.h"
 #include "kb/problem.h"
-#include "kb_artifact.h"
-#include "kb_close.h"
-#include "kb_msg.h"
-#include "kb_rng.h"
-#include "kb_util.h"
+#include "core/kb_artifact.h"
+#include "core/kb_close.h"
+#include "core/kb_msg.h"
+#include "core/kb_rng.h"
+#include "core/kb_util.h"
 
 typedef struct kb_session kb_session;
 

@@ -53,8 +53,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kb_config.h"
-#include "kb_msg.h"
+#include "core/kb_config.h"
+#include "core/kb_msg.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -2,14 +2,14 @@
  * runner.c -- the child process that runs untrusted code (or the reference, when timing the
  * baseline) for a GPU stage: kb_runner_main (gpu/kb_runner.h), the body of kb-runner and of the
  * Python runner of KernelBench-format files. Not meant to be started by hand: the stages spawn
- * it with the protocol pipes on fds 3 and 4 (lib/kb_msg.h).
+ * it with the protocol pipes on fds 3 and 4 (lib/core/kb_msg.h).
  *
  *   kb-runner --problem build/problems/level1/019_relu.so [--submission kernel.so]
  *
  * Sequence: receive INIT; create the CUDA context; start allocation tracking (if asked);
  * map the parent's tensors (CUDA IPC); load the problem (tensor metadata); for the reference,
  * create its context in the requested math mode; for a submission, warm the CUDA libraries it
- * links (read from its ELF file, not run); enter the sandbox (if asked: lib/kb_sandbox.h); only
+ * links (read from its ELF file, not run); enter the sandbox (if asked: lib/sandbox/kb_sandbox.h); only
  * then load the submission, so its constructors run confined; say READY; then serve CALL /
  * TIME / MEMORY until QUIT.
  * The reference OUTPUT never reaches this process: the parent compares.
@@ -31,14 +31,14 @@
 
 #include "kb/ops.h"
 #include "kb/problem.h"
-#include "kb_artifact.h"
-#include "kb_elf.h"
+#include "core/kb_artifact.h"
+#include "compile/kb_elf.h"
 #include "kb_gpu.h"
 #include "kb_memtrack.h"
-#include "kb_msg.h"
-#include "kb_problem_load.h"
+#include "core/kb_msg.h"
+#include "core/kb_problem_load.h"
 #include "kb_runner.h"
-#include "kb_sandbox.h"
+#include "sandbox/kb_sandbox.h"
 #include "kb_timer.h"
 
 typedef int (*kb_forward_t)(const kb_args *);
@@ -418,8 +418,8 @@ int kb_runner_main(int argc, char **argv, const kb_runner_target *target)
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
         printf("kb-runner --problem P.so [--submission S.so]\n"
                "py/kbpy/runner.py --problem P.so --submission DIR/kernel.py [--class ModelNew]\n"
-               "Child process of the GPU stages (protocol on fds 3 and 4, see lib/kb_msg.h); not for direct use.\n"
-               "Exit codes: 0 told to quit; 2 started without its pipes or arguments; others: see lib/kb_msg.h.\n");
+               "Child process of the GPU stages (protocol on fds 3 and 4, see lib/core/kb_msg.h); not for direct use.\n"
+               "Exit codes: 0 told to quit; 2 started without its pipes or arguments; others: see lib/core/kb_msg.h.\n");
         return 0;
     }
     if (!problem || fcntl(KB_RUNNER_FD_IN, F_GETFD) < 0 || fcntl(KB_RUNNER_FD_OUT, F_GETFD) < 0) {

@@ -16,9 +16,9 @@
 #include <cuda_runtime_api.h>
 
 #include "kb_gpu.h"
-#include "kb_problem_load.h"
-#include "kb_proc.h"
-#include "kb_sandbox.h"
+#include "core/kb_problem_load.h"
+#include "core/kb_proc.h"
+#include "sandbox/kb_sandbox.h"
 
 struct kb_session {
     kb_session_opts o;
@@ -35,7 +35,7 @@ struct kb_session {
     int alive;
     kb_call_outcome death; /* how the child ended, once it has */
     char log_path[4096];
-    kb_warden *warden;     /* answers the sandboxed child's opens (lib/kb_sandbox.h) */
+    kb_warden *warden;     /* answers the sandboxed child's opens (lib/sandbox/kb_sandbox.h) */
     char sandbox_mode[96];
     char py_spec[4096];    /* a .py target: the problem's spec */
     char py_runner[4096];  /* ... and py/kbpy/runner.py */

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "kb_gpu.h"
-#include "kb_stats.h"
+#include "core/kb_stats.h"
 
 void kb_timer_opts_from_request(const kb_msg_time *t, int device, kb_timer_opts *o)
 {

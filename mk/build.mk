@@ -52,7 +52,8 @@ BIN := $(BUILD)/bin
 LIBD := $(BUILD)/lib
 REFHASH := $(BUILD)/refhash
 
-LIB_SRC := $(wildcard lib/*.c)
+# the host library, one folder per concern (lib/README.md)
+LIB_SRC := $(wildcard lib/*/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(OBJ)/%.o)
 GPU_CSRC := $(wildcard gpu/*.c)
 GPU_CUSRC := $(wildcard gpu/*.cu)
@@ -66,11 +67,18 @@ LIBKBOPS := $(LIBD)/libkbops.so
 # the runner as a library, for the Python runner of KernelBench-format (.py) submissions
 LIBKBRUNNER := $(LIBD)/libkbrunner.so
 
-CPU_STAGES := compile aggregate h5get prompts extract mutate mutation-report
-GPU_STAGES := sanity-check baseline-time verify-distributions memory-profile fidelity witness
-GPU_TOOLS := runner gpuinfo
+# Where each binary's main lives: the pipeline's stages (stages/, and kb-runner, their child), the
+# campaigns around the pipeline (campaign/: prompts and extraction, mutation analysis), small
+# tools (tools/). CPU ones need no CUDA at run time; GPU ones link the GPU harness.
+CPU_MAINS := stages/compile stages/aggregate tools/h5get campaign/prompts campaign/extract campaign/mutate \
+             campaign/mutation-report
+GPU_MAINS := stages/sanity-check stages/baseline-time stages/verify-distributions stages/memory-profile \
+             stages/fidelity stages/runner campaign/witness tools/gpuinfo
+MAIN_DIRS := stages campaign tools
+CPU_STAGES := $(notdir $(CPU_MAINS))
+GPU_STAGES := $(notdir $(GPU_MAINS))
 BENCHES := $(patsubst bench/%.c,%,$(wildcard bench/*.c))
-STAGE_BINS := $(CPU_STAGES:%=$(BIN)/kb-%) $(GPU_STAGES:%=$(BIN)/kb-%) $(GPU_TOOLS:%=$(BIN)/kb-%) \
+STAGE_BINS := $(CPU_STAGES:%=$(BIN)/kb-%) $(GPU_STAGES:%=$(BIN)/kb-%) \
               $(BENCHES:%=$(BIN)/kb-bench-%)
 
 # the stages' binaries by content (below): where their hashes live, and which there are
@@ -122,17 +130,23 @@ $(LIBKBRUNNER): $(LIBKBGPU) $(LIBKB) | $(LIBKBOPS)
 	$(CXX) -shared $(LDFLAGS) -o $@ -Wl,-u,kb_runner_main $(LIBKBGPU) $(LIBKB) -L$(LIBD) -lkbops \
 	  -Wl,-rpath,'$$ORIGIN' $(GPU_LIBS) $(HOST_LIBS)
 
-# CPU stages: no CUDA at run time, so `make report` and the CPU tests work anywhere.
-$(CPU_STAGES:%=$(BIN)/kb-%): $(BIN)/kb-%: $(OBJ)/stages/%.o $(LIBKB)
-	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(HOST_LIBS)
+# CPU binaries: no CUDA at run time, so `make report` and the CPU tests work anywhere.
+define cpu_main_rule
+$(BIN)/kb-$(notdir $1): $(OBJ)/$1.o $(LIBKB)
+	@mkdir -p $$(@D)
+	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(HOST_LIBS)
+endef
+$(foreach m,$(CPU_MAINS),$(eval $(call cpu_main_rule,$m)))
 
 # The op library is linked dynamically: an edit to it does not relink these (so it re-runs no cell
 # by itself); what it changes for a problem is decided by that problem's reference hash.
-$(GPU_STAGES:%=$(BIN)/kb-%) $(GPU_TOOLS:%=$(BIN)/kb-%): $(BIN)/kb-%: $(OBJ)/stages/%.o $(LIBKBGPU) $(LIBKB) | $(LIBKBOPS)
-	@mkdir -p $(@D)
-	$(CXX) $(LDFLAGS) -o $@ $(OBJ)/stages/$*.o $(LIBKBGPU) $(LIBKB) -L$(LIBD) -lkbops \
-	  -Wl,-rpath,'$$ORIGIN/../lib' $(GPU_LIBS) $(HOST_LIBS)
+define gpu_main_rule
+$(BIN)/kb-$(notdir $1): $(OBJ)/$1.o $(LIBKBGPU) $(LIBKB) | $(LIBKBOPS)
+	@mkdir -p $$(@D)
+	$$(CXX) $$(LDFLAGS) -o $$@ $(OBJ)/$1.o $$(LIBKBGPU) $$(LIBKB) -L$$(LIBD) -lkbops \
+	  -Wl,-rpath,'$$$$ORIGIN/../lib' $$(GPU_LIBS) $$(HOST_LIBS)
+endef
+$(foreach m,$(GPU_MAINS),$(eval $(call gpu_main_rule,$m)))
 
 $(BENCHES:%=$(BIN)/kb-bench-%): $(BIN)/kb-bench-%: $(OBJ)/bench/%.o $(LIBKBGPU) $(LIBKB) | $(LIBKBOPS)
 	@mkdir -p $(@D)
@@ -156,7 +170,7 @@ $(OBJ)/bench/%.o: bench/%.c | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(OBJ)/stages/%.o: stages/%.c | deps-check
+$(CPU_MAINS:%=$(OBJ)/%.o) $(GPU_MAINS:%=$(OBJ)/%.o): $(OBJ)/%.o: %.c | deps-check
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
@@ -172,8 +186,8 @@ $(BUILD)/problems/%.so: $(OBJ)/problems/%.o | $(LIBKBOPS)
 	$(CC) -shared $(LDFLAGS) -o $@ $< -L$(LIBD) -lkbops -Wl,-rpath,'$$ORIGIN/../../lib'
 # The objects are kept (never deleted as intermediates): a first build deleted them, and the next
 # make, reading their .d files (which name them as targets), compiled them again and relinked every
-# problem it touched, so each stage artifact made after a fresh build looked stale once (session
-# 16: the GPU suite's kill/resume check found 3 stages pending). Missing, they are not remade
+# problem it touched, so each stage artifact made after a fresh build looked stale once (the GPU
+# suite's kill/resume check found 3 stages pending). Missing, they are not remade
 # while the .so is newer than the sources (they stay intermediate).
 .SECONDARY: $(PROBLEM_IDS:%=$(OBJ)/problems/%.o)
 
@@ -215,7 +229,7 @@ STAGE_RUN ?=
 LAUNCH := $(if $(filter 1,$(SLURM)),tools/slurm-stage.sh)
 # header dependencies from the compilers (-MMD): an edit to a header rebuilds exactly what includes it
 -include $(OPS_OBJ:.o=.d) $(PROBLEM_IDS:%=$(OBJ)/problems/%.d) $(LIB_OBJ:.o=.d) $(GPU_OBJ:.o=.d) \
-  $(wildcard $(OBJ)/stages/*.d $(OBJ)/bench/*.d)
+  $(wildcard $(MAIN_DIRS:%=$(OBJ)/%/*.d) $(OBJ)/bench/*.d)
 
 
 deps-check:

@@ -10,9 +10,9 @@ GOALS := $(or $(MAKECMDGOALS),$(DEFAULT_GOAL))
 NO_SUBMISSION_GOALS := help deps report test test-unit test-sh clean prompts extract
 # non-empty when a goal reads submissions/: then its layout is checked (below)
 READS_SUBMISSIONS := $(filter-out $(NO_SUBMISSION_GOALS),$(GOALS))
-# The settings table (lib/kb_settings.def, read by awk: no binary needed) gives the knobs, their
+# The settings table (lib/core/kb_settings.def, read by awk: no binary needed) gives the knobs, their
 # checks, the stage options and the stamp lists (tools/settings.awk says the token format).
-SETTINGS := $(shell awk -f tools/settings.awk lib/kb_settings.def)
+SETTINGS := $(shell awk -f tools/settings.awk lib/core/kb_settings.def)
 settings_of = $(patsubst $1:%,%,$(filter $1:%,$(SETTINGS)))
 TABLE_KNOBS := $(call settings_of,knob)
 $(foreach t,$(call settings_of,opt),$(eval KB_OPT_$(firstword $(subst =, ,$t)) := $(lastword $(subst =, ,$t))))

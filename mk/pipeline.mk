@@ -64,7 +64,7 @@ endif
 endif
 # models.csv: what the tables cite a model by (docs/prompts.md). Before any work (every compile,
 # stage and baseline of this run waits for it) each model of MODELS is checked by the rules the
-# tables apply (kb-aggregate --check-models, lib/models.c): models.csv well-formed, a row for the
+# tables apply (kb-aggregate --check-models, lib/report/models.c): models.csv well-formed, a row for the
 # model (else the row to add is printed), its extraction.csv well-formed, no problem with more
 # samples (files and failed responses) than the row's samples_per_problem. One stamp per model,
 # remade when models.csv, the binary, the model's extraction.csv or its samples change.

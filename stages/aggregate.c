@@ -7,7 +7,7 @@
  *     --out artifacts/paper/tables --plots plots/paper
  *   kb-aggregate --check-models --models-csv models.csv --submissions submissions --model 'demo-naive'
  *
- * Metric definitions: lib/kb_metrics.h and docs/metrics.md. Outputs: lib/kb_tables.h.
+ * Metric definitions: lib/report/kb_metrics.h and docs/metrics.md. Outputs: lib/report/kb_tables.h.
  * Missing artifacts are stages not run (warnings); unreadable ones are errors: the tables are
  * still written, and the exit status is 1 so that Make stops and says so.
  */
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "kb_stage.h"
-#include "kb_tables.h"
+#include "core/kb_stage.h"
+#include "report/kb_tables.h"
 
 #define MAX_PROBLEMS 4096
 #define SHOWN_NOTES 20

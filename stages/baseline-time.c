@@ -12,9 +12,9 @@
 
 #include "kb_gpu.h"
 #include "kb_gpustage.h"
-#include "kb_problem_load.h"
-#include "kb_stage.h"
-#include "kb_schema.h"
+#include "core/kb_problem_load.h"
+#include "core/kb_stage.h"
+#include "core/kb_schema.h"
 
 typedef struct mode_result {
     const char *name;

@@ -4,7 +4,7 @@
  *
  * The object exports only kb_forward (hidden visibility plus a linker version script), links
  * the CUDA runtime shared (-cudart shared) and cuBLAS/cuBLASLt/cuDNN as needed (--as-needed),
- * and is scanned for what it imports (lib/scan.c). The artifact records: success, wall time,
+ * and is scanned for what it imports (lib/compile/scan.c). The artifact records: success, wall time,
  * the full nvcc log, per-kernel registers / shared memory / stack / spills (from ptxas -v), the
  * imported symbols with their categories, the libraries it needs, and the scan verdict.
  * Outcomes: ok; compile_error (nvcc failed or timed out); load_error (compiled, but does not
@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kb_compile.h"
-#include "kb_stage.h"
+#include "compile/kb_compile.h"
+#include "core/kb_stage.h"
 
 int main(int argc, char **argv)
 {

@@ -18,9 +18,9 @@
 
 #include "kb_gpu.h"
 #include "kb_gpustage.h"
-#include "kb_problem_load.h"
-#include "kb_stage.h"
-#include "kb_schema.h"
+#include "core/kb_problem_load.h"
+#include "core/kb_stage.h"
+#include "core/kb_schema.h"
 
 typedef struct timed {
     kb_call_outcome co;
@@ -70,7 +70,7 @@ typedef struct fd_run {
  * torch` (4-7 s, CPU only: no CUDA call until INIT) overlap the previous problem's run under make
  * -j2, while every CUDA step happens with the GPU held. They sit idle in their own processes
  * until asked, so each timing has the GPU to itself. (Four children, one per mode, made the CPU
- * side the bottleneck at -j2: session 7.) */
+ * side the bottleneck at -j2 on the H200.) */
 static int start_children(fd_run *f, kb_err *err)
 {
     double t_spawn = kb_now_s();
@@ -81,8 +81,8 @@ static int start_children(fd_run *f, kb_err *err)
     if (!(f->S[0] = kb_session_spawn(&so, err)) || !(f->S[1] = kb_session_spawn(&sc, err)))
         return -1;
     /* the GPU is taken once both have started (HELLO): the lock is not first come, first served,
-     * and a stage that took it while its child still imported torch held it idle (session 8: 29
-     * of 89 problems, 128 s of the run) */
+     * and a stage that took it while its child still imported torch held it idle (measured on the H200:
+     * 29 of 89 problems, 128 s of one run) */
     for (int k = 0; k < 2; k++)
         kb_session_started(f->S[k], 120.0 + f->st.cfg.call_timeout_s);
     f->hello_s = kb_now_s() - t_spawn;

@@ -18,9 +18,9 @@
 
 #include "kb_gpu.h"
 #include "kb_gpustage.h"
-#include "kb_problem_load.h"
-#include "kb_stage.h"
-#include "kb_schema.h"
+#include "core/kb_problem_load.h"
+#include "core/kb_stage.h"
+#include "core/kb_schema.h"
 
 /* One sample's standard check and timing. */
 typedef struct sc_run {

@@ -34,8 +34,8 @@
 #include "kb_gpu.h"
 #include "kb_gpustage.h"
 #include "kb_probes.h"
-#include "kb_stage.h"
-#include "kb_schema.h"
+#include "core/kb_stage.h"
+#include "core/kb_schema.h"
 
 #define MAX_DISTS 32
 

@@ -1,5 +1,5 @@
 # check-knobs.awk -- the Makefile's parse-time check of config.mk's knobs (before any goal runs).
-# What each knob must be comes from the settings table (lib/kb_settings.def, through
+# What each knob must be comes from the settings table (lib/core/kb_settings.def, through
 # tools/settings.awk): -v checks='check:NAME=class=lo=hi ...' protocols='paper strict'
 # timers='paper robust'. Values come from the environment (KB_K_<NAME>); prints one line per bad
 # knob, saying what it must be, and nothing when all are good.

@@ -3,7 +3,7 @@
 # "path (why)" for every entry the pipeline would not read, separated by "; "; nothing when the
 # tree is good. The layout:
 #   submissions/<model>/                        <model>: letters, digits, . _ -; not baseline,
-#                                               tables or tables-* (the artifact tree's own: lib/kb_schema.h)
+#                                               tables or tables-* (the artifact tree's own: lib/core/kb_schema.h)
 #   submissions/<model>/{README.md,manifest.csv,extraction.csv (make extract),mutants.csv (make mutants)}
 #   submissions/<model>/levelN/                 N = 1, 2, 3
 #   submissions/<model>/levelN/NNN_name/        a problem's directory (names are checked by Make)

@@ -2,10 +2,10 @@
  * demo-hacks-numcheck.c -- CPU-only check of the numbers the demo-hacks manifest depends on
  * (submissions/demo-hacks/); kept here because submissions/ holds only samples.
  *
- * It regenerates, on the host, the exact inputs the harness draws (lib/kb_rng.h is the same code
+ * It regenerates, on the host, the exact inputs the harness draws (lib/core/kb_rng.h is the same code
  * on host and device; seeds from kb_seed with the default --seed 42) and computes, against a
  * double-precision reference, the paper's statistic tau_req = max |ref - out| / (1 + |out|)
- * (lib/kb_close.h): a draw passes at tau = 1e-3 when tau_req <= 1e-3.
+ * (lib/core/kb_close.h): a draw passes at tau = 1e-3 when tau_req <= 1e-3.
  *
  *   gelu      EXHAUSTIVE: every value the generator can produce (U[0,1) is a 2^-24 grid, 2^24
  *             values), under each scale the standard check and D1..D4 use (x1, x3, x0.01, x-1).
@@ -38,8 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kb_config.h"
-#include "kb_rng.h"
+#include "core/kb_config.h"
+#include "core/kb_rng.h"
 
 static double tau_req(double ref, double out)
 {
@@ -156,7 +156,7 @@ static void ce_draw(const kb_draw *d, double *loss_row, double *mag_row)
     }
 }
 
-/* The draws: the 5 standard trials, then the strict protocol's list (lib/config.c), whose first
+/* The draws: the 5 standard trials, then the strict protocol's list (lib/core/config.c), whose first
  * four are the paper's D1..D4 with the same seeds. */
 typedef struct ce_case {
     const char *name;
@@ -340,7 +340,7 @@ static void tf32_gemm(int ns)
     }
 }
 
-/* The strict protocol's draws for level1/001_square_matmul (lib/config.c; the GEMM has no
+/* The strict protocol's draws for level1/001_square_matmul (lib/core/config.c; the GEMM has no
  * parameters, so P1 is a fresh U[0,1) draw): error / bound with bound = 16 x 2^-24 x sqrt(K) x
  * (|A @ B| + |A| @ |B|) (gpu/tensor.cu: |ref| + |ref(|x|)|), pass <= 1, for TF32
  * round-to-nearest and truncation. */

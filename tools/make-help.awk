@@ -1,16 +1,16 @@
 # make-help.awk -- `make help`, generated: the targets from the Makefile's "#: target  text" lines,
 # the knobs from config.mk (every "NAME ?= default"); a knob of the settings table
-# (lib/kb_settings.def) is described by its row's help, any other by the comment block just above
+# (lib/core/kb_settings.def) is described by its row's help, any other by the comment block just above
 # its line in config.mk.
-# Run: awk -f tools/make-help.awk Makefile config.mk  (it reads lib/kb_settings.def itself)
+# Run: awk -f tools/make-help.awk Makefile config.mk  (it reads lib/core/kb_settings.def itself)
 BEGIN {
-    while ((getline line < "lib/kb_settings.def") > 0) {
+    while ((getline line < "lib/core/kb_settings.def") > 0) {
         if (line !~ /^KB_SETTING\(/) continue
         name = line; sub(/^KB_SETTING\(/, "", name); sub(/,.*/, "", name)
         h = line; sub(/"\)[ \t]*$/, "", h); sub(/.*, "/, "", h)
         table[name] = h
     }
-    close("lib/kb_settings.def")
+    close("lib/core/kb_settings.def")
 }
 FNR == 1 { file++ }
 file == 1 && /^#: / {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run-summary.sh PROGRESS_FILE ARTIFACT_TREE -- the end of a make run: what ran (per stage), what
 # did not pass and where its logs are. PROGRESS_FILE holds one line per stage command of the run
-# (lib/kb_util.h kb_progress_tag): stage, model, problem, sample, result.
+# (lib/core/kb_util.h kb_progress_tag): stage, model, problem, sample, result.
 f=$1 tree=$2
 [ -s "$f" ] || { echo "== nothing to run: everything is up to date ($tree)"; exit 0; }
 t0=${KB_PROGRESS_T0:-}

@@ -1,9 +1,9 @@
-# settings.awk -- lib/kb_settings.def (the settings, timer and protocol tables) as the Makefile
+# settings.awk -- lib/core/kb_settings.def (the settings, timer and protocol tables) as the Makefile
 # reads it, with no binary built: one line of tokens
 #   knob:NAME  opt:NAME=option  check:NAME=class=lo=hi  stamp:STAGE:NAME (NAME?robust: only with
 #   TIMER=robust)  protocol:NAME  ptimer:PROTOCOL=TIMER (its default timer)  timer:NAME
 # -v tsv=1 prints the settings as `kb-<stage> --print-settings` does instead (tests/cpu/settings.sh
-# compares the two). Run: awk -f tools/settings.awk lib/kb_settings.def
+# compares the two). Run: awk -f tools/settings.awk lib/core/kb_settings.def
 function args(line, out,   s, n, i, c, q, cur) {
     sub(/^[A-Z_]+\(/, "", line); sub(/\)[ \t]*$/, "", line)
     n = 0; q = 0; cur = ""

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kb_util.h"
+#include "core/kb_util.h"
 
 #define CK(x)                                                                                                \
     do {                                                                                                     \

@@ -42,7 +42,7 @@ TYPESTR = {torch.float32: "<f4", torch.float16: "<f2", torch.bfloat16: "<i2", to
            torch.int64: "<i8", torch.int32: "<i4", torch.bool: "|b1"}
 ROLE_INPUT, ROLE_PARAM = 0, 1
 
-# outcome kinds the load hook may return (lib/kb_artifact.h, kb_outcome)
+# outcome kinds the load hook may return (lib/core/kb_artifact.h, kb_outcome)
 OUT_LOAD_ERROR = 10
 
 # ATen ops that run in a vendor library on CUDA float tensors (what "library calls through PyTorch

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kb_elf.h"
-#include "kb_h5.h"
-#include "kb_problem_load.h"
-#include "kb_util.h"
+#include "compile/kb_elf.h"
+#include "core/kb_h5.h"
+#include "core/kb_problem_load.h"
+#include "core/kb_util.h"
 
 static int check_problem(const char *root, const char *so)
 {

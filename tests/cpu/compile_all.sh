@@ -5,7 +5,7 @@
 #
 # 1. Problems: every problems/levelN/NNN_name.c of config.mk's LEVELS has its object
 #    $BUILD/problems/levelN/NNN_name.so, which dlopens (libkbops.so found through its rpath),
-#    exports only kb_problem_descriptor, validates (lib/problem_load.c) and carries its own id.
+#    exports only kb_problem_descriptor, validates (lib/core/problem_load.c) and carries its own id.
 #    The checker is tests/cpu/check_problems.c, built by the Makefile's test rule.
 # 2. Submissions: kb-compile runs on every submissions/<model>/levelN/<problem>/<sample>.cu into
 #    a temporary directory (in parallel, one job per CPU). For demo-* models the outcome must be

@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 P=level1/001,level1/019,level1/023,level1/040,level1/047,level1/095
 plan() { KB_SKIP_GPU_CHECK=1 make --no-print-directory -n cells baselines MODEL=demo-naive ARTIFACTS="$tmp/art" "$@" 2>/dev/null |
-    awk '/kb-(sanity-check|baseline-time|verify-distributions|memory-profile) / {
+    awk '$1 ~ /\/kb-(sanity-check|baseline-time|verify-distributions|memory-profile)$/ {
         st = ""; g = ""; p = ""
         for (i = 1; i <= NF; i++) {
             if ($i ~ /\/kb-(sanity-check|baseline-time|verify-distributions|memory-profile)$/) { st = $i; sub(/.*\//, "", st) }

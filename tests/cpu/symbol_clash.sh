@@ -2,7 +2,7 @@
 # tests/cpu/symbol_clash.sh -- no harness binary defines a symbol the op library exports. A problem
 # object calls the op library (kb_mean, kb_sum, ...) through the dynamic linker, and a stage
 # executable's own function of the same name interposes on it: the H200 fidelity run of L1/48
-# segfaulted because lib/stats.c's kb_mean(const double *, size_t) took the place of the op
+# segfaulted because lib/core/stats.c's kb_mean(const double *, size_t) took the place of the op
 # library's kb_mean(kb_ref *, ...). Run from the repository root with BUILD set (make test-sh).
 set -uo pipefail
 BUILD=${BUILD:-build}

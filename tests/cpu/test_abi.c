@@ -23,9 +23,9 @@
 #include <dlfcn.h>
 
 #include "kb/problem.h"
-#include "kb_artifact.h"
-#include "kb_h5.h"
-#include "kb_proc.h"
+#include "core/kb_artifact.h"
+#include "core/kb_h5.h"
+#include "core/kb_proc.h"
 
 /* ---- layout ------------------------------------------------------------------------------------ */
 

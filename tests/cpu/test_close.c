@@ -1,5 +1,5 @@
 /*
- * test_close.c -- lib/kb_close.h: what "close" means.
+ * test_close.c -- lib/core/kb_close.h: what "close" means.
  *
  * Pinned:
  *   - torch.isclose(input=ref, other=out, rtol, atol, equal_nan=False) semantics, case by case:
@@ -15,7 +15,7 @@
 #include <float.h>
 #include <math.h>
 
-#include "kb_close.h"
+#include "core/kb_close.h"
 
 typedef struct close_case {
     double ref, out, atol, rtol;

@@ -1,12 +1,12 @@
 /*
- * test_compile.c -- kb_parse_ptxas (lib/compile.c): the per-kernel resources kb-compile records
+ * test_compile.c -- kb_parse_ptxas (lib/compile/compile.c): the per-kernel resources kb-compile records
  * from nvcc's `-Xptxas -v` output, on a log in the shape nvcc 13 prints for sm_90.
  */
 #include "kbt.h"
 
 #include <string.h>
 
-#include "kb_compile.h"
+#include "compile/kb_compile.h"
 
 static const char *LOG =
     "ptxas info    : 0 bytes gmem\n"

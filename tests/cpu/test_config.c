@@ -1,5 +1,5 @@
 /*
- * test_config.c -- lib/kb_config.h and the option parser of lib/kb_stage.h.
+ * test_config.c -- lib/core/kb_config.h and the option parser of lib/core/kb_stage.h.
  *
  * Pinned:
  *   - Defaults per protocol: the paper's values literally (tau 1e-3, tau_lowp 1e-2, 5 standard
@@ -21,8 +21,8 @@
 #include <math.h>
 
 #include "kb/problem.h"
-#include "kb_config.h"
-#include "kb_stage.h"
+#include "core/kb_config.h"
+#include "core/kb_stage.h"
 
 /* Field-wise equality (struct copies need not copy padding, so no memcmp). */
 static int cfg_equal(const kb_config *a, const kb_config *b)

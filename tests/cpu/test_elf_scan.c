@@ -1,5 +1,5 @@
 /*
- * test_elf_scan.c -- lib/kb_elf.h (dynamic symbols of a shared object) and lib/kb_scan.h (what
+ * test_elf_scan.c -- lib/compile/kb_elf.h (dynamic symbols of a shared object) and lib/compile/kb_scan.h (what
  * the imported symbols say about a submission).
  *
  * ELF: a tiny C shared object is built at test time with gcc (through kb_run_cmd) that calls
@@ -11,7 +11,7 @@
  * empty file, every truncation of the object, a 32-bit header and 5000 corrupted copies must
  * give an error or a result, never a crash.
  *
- * Scan: a table of symbol -> (category, severity) pins the rules of lib/scan.c; every rule of
+ * Scan: a table of symbol -> (category, severity) pins the rules of lib/compile/scan.c; every rule of
  * the table is reachable (not shadowed by an earlier rule with a different meaning); severity and
  * verdict names are the artifact strings.
  */
@@ -19,9 +19,9 @@
 
 #include <elf.h>
 
-#include "kb_elf.h"
-#include "kb_proc.h"
-#include "kb_scan.h"
+#include "compile/kb_elf.h"
+#include "core/kb_proc.h"
+#include "compile/kb_scan.h"
 
 static char *dir;
 static char so_path[4200];

@@ -1,5 +1,5 @@
 /*
- * test_extract.c -- lib/kb_extract.h: one response into one sample, case by case.
+ * test_extract.c -- lib/llm/kb_extract.h: one response into one sample, case by case.
  *
  * Pinned:
  *   - every response of the corpus (tests/fixtures/extract/expected.tsv: the data is the spec)
@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "kb_extract.h"
+#include "llm/kb_extract.h"
 
 #define CORPUS "tests/fixtures/extract/"
 

@@ -28,7 +28,7 @@
 
 #include <hdf5.h>
 
-#include "kb_h5.h"
+#include "core/kb_h5.h"
 
 static char *dir; /* per-run temporary directory */
 

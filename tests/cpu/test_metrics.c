@@ -1,6 +1,6 @@
 /*
- * test_metrics.c -- pins every metric of kb-aggregate (lib/kb_metrics.h, docs/metrics.md) on a
- * small hand-computed data set, and the artifact reader (lib/kb_tables.h) by a round trip
+ * test_metrics.c -- pins every metric of kb-aggregate (lib/report/kb_metrics.h, docs/metrics.md) on a
+ * small hand-computed data set, and the artifact reader (lib/report/kb_tables.h) by a round trip
  * through real HDF5 files.
  *
  *   build/tests/test_metrics                        run the tests
@@ -55,9 +55,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kb_artifact.h"
-#include "kb_metrics.h"
-#include "kb_tables.h"
+#include "core/kb_artifact.h"
+#include "report/kb_metrics.h"
+#include "report/kb_tables.h"
 
 /* ---- comparing doubles ---------------------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /*
- * test_models.c -- lib/models.c: models.csv, submissions/<model>/extraction.csv and the check
+ * test_models.c -- lib/report/models.c: models.csv, submissions/<model>/extraction.csv and the check
  * the Makefile runs before any work (kb_tables.h).
  *
  * Pinned:
@@ -13,7 +13,7 @@
  */
 #include "kbt.h"
 
-#include "kb_tables.h"
+#include "report/kb_tables.h"
 
 #define HDR KB_MODELS_COLUMNS "\n"
 #define GOOD_ROW "m,M,,1,OpenAI,2026-05-14,\"temperature=1.0, top_p=1.0\",5,kernelbench\n"

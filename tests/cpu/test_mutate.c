@@ -1,5 +1,5 @@
 /*
- * test_mutate.c -- lib/kb_mutate.h: the scanner and each family's rules on small snippets.
+ * test_mutate.c -- lib/mutation/kb_mutate.h: the scanner and each family's rules on small snippets.
  *
  * Pinned (the data is the spec): for each case, the whole mutated text of the first mutant of one
  * rule; nothing inside a C comment, a string or a character literal is ever changed; a .py is
@@ -8,7 +8,7 @@
  */
 #include "kbt.h"
 
-#include "kb_mutate.h"
+#include "mutation/kb_mutate.h"
 
 #define DEV(body) "__global__ void k(const float *x, float *y, int n)\n{\n" body "}\n"
 

@@ -1,5 +1,5 @@
 /*
- * test_mutreport.c -- lib/kb_mutreport.h: when the witness pool proves a mutant faulty.
+ * test_mutreport.c -- lib/mutation/kb_mutreport.h: when the witness pool proves a mutant faulty.
  *
  * Pinned, over a four-entry pool:
  *   - an origin within the fp32 bound everywhere is judged by it; one outside it on an entry it
@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kb_h5.h"
-#include "kb_mutreport.h"
-#include "kb_probe.h"
-#include "kb_util.h"
+#include "core/kb_h5.h"
+#include "mutation/kb_mutreport.h"
+#include "core/kb_probe.h"
+#include "core/kb_util.h"
 
 #define K 4
 

@@ -1,5 +1,5 @@
 /*
- * test_probe.c -- lib/kb_probe.h: the strict verdict drawn from the probes' findings, and what a
+ * test_probe.c -- lib/core/kb_probe.h: the strict verdict drawn from the probes' findings, and what a
  * call adds to them.
  *
  * Pinned:
@@ -21,7 +21,7 @@
 
 #include <math.h>
 
-#include "kb_probe.h"
+#include "core/kb_probe.h"
 
 static kb_probe_result clean(void)
 {

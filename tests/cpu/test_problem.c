@@ -1,5 +1,5 @@
 /*
- * test_problem.c -- lib/kb_problem_load.h: checking problem descriptors before any GPU work.
+ * test_problem.c -- lib/core/kb_problem_load.h: checking problem descriptors before any GPU work.
  *
  * Pinned: a well-formed descriptor (with a scalar, a bool mask, int64 targets, kaiming weights)
  * passes; each malformed variant fails with a message that names the problem and the field or
@@ -12,8 +12,8 @@
 
 #include <math.h>
 
-#include "kb_problem_load.h"
-#include "kb_proc.h"
+#include "core/kb_problem_load.h"
+#include "core/kb_proc.h"
 
 static int ref_ok(kb_ctx *ctx, const kb_args *args)
 {

@@ -1,5 +1,5 @@
 /*
- * test_proc.c -- lib/kb_proc.h: running nvcc-like commands, and the runner child's pipes.
+ * test_proc.c -- lib/core/kb_proc.h: running nvcc-like commands, and the runner child's pipes.
  *
  * Pinned:
  *   - kb_run_cmd captures stdout and stderr interleaved, the exit status, the terminating signal,
@@ -22,8 +22,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "kb_msg.h"
-#include "kb_proc.h"
+#include "core/kb_msg.h"
+#include "core/kb_proc.h"
 
 static kb_cmd_result run_sh(const char *script, double timeout, size_t max_output)
 {

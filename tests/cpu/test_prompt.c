@@ -1,5 +1,5 @@
 /*
- * test_prompt.c -- lib/kb_prompt.h and lib/kb_prompt_py.h: what a prompt is made of.
+ * test_prompt.c -- lib/llm/kb_prompt.h and lib/llm/kb_prompt_py.h: what a prompt is made of.
  *
  * Pinned:
  *   - the Python reader cuts a module into top-level statements as Python does: strings that
@@ -15,8 +15,8 @@
  */
 #include "kbt.h"
 
-#include "kb_prompt.h"
-#include "kb_prompt_py.h"
+#include "llm/kb_prompt.h"
+#include "llm/kb_prompt_py.h"
 
 /* ---- the Python reader ----------------------------------------------------------------------- */
 

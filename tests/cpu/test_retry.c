@@ -1,5 +1,5 @@
 /*
- * test_retry.c -- lib/kb_util.h kb_retry: how a step that can fail for a while is retried (a
+ * test_retry.c -- lib/core/kb_util.h kb_retry: how a step that can fail for a while is retried (a
  * child's device allocation while the stages beside it hold the memory, gpu/runner.c).
  *
  * Pinned:
@@ -12,7 +12,7 @@
  */
 #include "kbt.h"
 
-#include "kb_util.h"
+#include "core/kb_util.h"
 
 typedef struct fake {
     int calls, fail_first, permanent_at, waits;

@@ -1,5 +1,5 @@
 /*
- * test_rng.c -- lib/kb_rng.h: Philox4x32-10, the tensor generators, draws, fp16/bf16 rounding.
+ * test_rng.c -- lib/core/kb_rng.h: Philox4x32-10, the tensor generators, draws, fp16/bf16 rounding.
  *
  * What is pinned, and why it matters:
  *   - Philox4x32-10 against Random123's known-answer vectors (kat_vectors), and the counter/key
@@ -21,7 +21,7 @@
 #include <float.h>
 #include <math.h>
 
-#include "kb_rng.h"
+#include "core/kb_rng.h"
 
 /* ---- Philox known answers ---------------------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /*
- * test_sandbox.c -- lib/kb_sandbox.h: the child's sandbox and the parent's warden, end to end on
+ * test_sandbox.c -- lib/sandbox/kb_sandbox.h: the child's sandbox and the parent's warden, end to end on
  * the CPU (no CUDA needed: the same code confines kb-runner on the GPU machine).
  *
  * Each case starts this binary again as a probe (`test_sandbox --probe ACTION ARG`) through
@@ -31,9 +31,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "kb_msg.h"
-#include "kb_proc.h"
-#include "kb_sandbox.h"
+#include "core/kb_msg.h"
+#include "core/kb_proc.h"
+#include "sandbox/kb_sandbox.h"
 
 static const char *self_exe;
 static char tmpdir[4096];

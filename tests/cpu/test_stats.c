@@ -1,5 +1,5 @@
 /*
- * test_stats.c -- lib/kb_stats.h: statistics of raw samples.
+ * test_stats.c -- lib/core/kb_stats.h: statistics of raw samples.
  *
  * Pinned against values worked out by hand with numpy's default (linear) quantile rule
  * (position q * (n - 1) into the sorted sample, linear interpolation):
@@ -15,7 +15,7 @@
 
 #include <math.h>
 
-#include "kb_stats.h"
+#include "core/kb_stats.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) <= 1e-12 * (1.0 + fabs(b)))
 #define CHECK_NEAR(got, want, what) KBT_CHECK(NEAR(got, want), "%s = %.17g, want %.17g", what, (double)(got), (double)(want))

@@ -1,5 +1,5 @@
 /*
- * test_timing.c -- the timing record (lib/stage.c): what the artifact says about a set of raw
+ * test_timing.c -- the timing record (lib/core/stage.c): what the artifact says about a set of raw
  * samples, computed by hand here.
  *   - the reported time: paper timer = mean, robust timer = median - calibrated overhead;
  *   - samples the robust timer's clock guard excluded are archived (every raw sample is kept,
@@ -10,8 +10,8 @@
 
 #include <math.h>
 
-#include "kb_h5.h"
-#include "kb_stage.h"
+#include "core/kb_h5.h"
+#include "core/kb_stage.h"
 
 /* 7 samples: 5 included (1, 2, 3, 4, 10 ms) and 2 excluded (100, 200 ms: a throttled clock). */
 static const double ev[] = {3.0, 100.0, 1.0, 10.0, 200.0, 2.0, 4.0};

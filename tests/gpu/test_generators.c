@@ -17,7 +17,7 @@
 #include <cuda_runtime_api.h>
 
 #include "kb_gpu.h"
-#include "kb_rng.h"
+#include "core/kb_rng.h"
 
 static double host_value(const kb_tensor_spec *s, const kb_draw *d, uint32_t t, uint64_t i)
 {

@@ -25,10 +25,10 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kb_config.h"
-#include "kb_stage.h"
+#include "core/kb_config.h"
+#include "core/kb_stage.h"
 #include "kb_gpu.h"
-#include "kb_stats.h"
+#include "core/kb_stats.h"
 #include "kb_timer.h"
 
 typedef struct spin {

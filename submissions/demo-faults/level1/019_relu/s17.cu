@@ -7,7 +7,7 @@
  * paths a kernel needs: system libraries, the driver, its own object).
  *
  * Why sandbox_violation: the warden allows read-only opens only under the policy's paths
- * (lib/kb_sandbox.h); /etc/passwd is not among them, so it records "read outside the allowed
+ * (lib/sandbox/kb_sandbox.h); /etc/passwd is not among them, so it records "read outside the allowed
  * paths" and kills the process. (A missing file would only answer ENOENT.)
  */
 #include <stdint.h>

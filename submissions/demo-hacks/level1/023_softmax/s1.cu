@@ -9,7 +9,7 @@
  * exp never overflows and the sum (<= 393216 e^3 = 7.9e6) keeps 24 bits, so the result matches
  * the stable one to rounding: it passes the standard check and the paper protocol.
  *
- * Strict's wide-range draws expose it (lib/kb_settings.def, docs/protocols.md):
+ * Strict's wide-range draws expose it (lib/core/kb_settings.def, docs/protocols.md):
  *   S2 (+-10^U(-3,3)): P(x > 88.72) = P(u > log10 88.72 = 1.948) / 2 = (3 - 1.948) / 6 / 2 = 8.8% of
  *      the entries, ~34,500 per row: every row NaN;
  *   S5 (U(-100,100)): P(x > 88.72) = 5.6%, ~22,000 per row: every row NaN.

@@ -1,0 +1,34 @@
+/*
+ * kb_problem_load.h -- loading a problem's shared object and checking its descriptor, so that
+ * a malformed problem fails with a message naming the field, before any GPU work.
+ */
+#ifndef KB_PROBLEM_LOAD_H
+#define KB_PROBLEM_LOAD_H
+
+#include "kb/problem.h"
+#include "core/kb_util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* dlopen()s path and returns its validated descriptor; *handle keeps it loaded. */
+const kb_problem *kb_problem_load(const char *path, void **handle, kb_err *err);
+/* Checks a descriptor (also used by tests on static descriptors). */
+int kb_problem_validate(const kb_problem *p, kb_err *err);
+/* Bytes of tensor spec s. */
+uint64_t kb_spec_bytes(const kb_tensor_spec *s);
+/* Sum of the bytes of every input and output: the resident data of one call. */
+uint64_t kb_problem_resident_bytes(const kb_problem *p);
+/* The minimal device bytes of one call: the descriptor's `bytes`, or where it leaves them 0, every
+ * input read once and every output written once (the resident bytes). */
+double kb_problem_bytes(const kb_problem *p);
+/* Limits of a descriptor (any realistic model fits: a Level-3 ResNet-152 has ~470 tensors). */
+#define KB_PROBLEM_MAX_INPUTS 65536u
+#define KB_PROBLEM_MAX_OUTPUTS 64u
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KB_PROBLEM_LOAD_H */
