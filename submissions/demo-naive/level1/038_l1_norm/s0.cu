@@ -16,7 +16,7 @@
  *
  * Build (the compile stage's command, hidden visibility so only kb_forward is exported):
  *   nvcc -std=c++17 -O3 -gencode arch=compute_90,code=[sm_90,compute_90] -shared -cudart shared \
- *        -Xcompiler -fPIC,-fvisibility=hidden -I/work/main/include -o /tmp/x.so s0.cu
+ *        -Xcompiler -fPIC,-fvisibility=hidden -I<repository>/include -o /tmp/x.so s0.cu
  *
  * Return values: 0 success; 1 the arguments are not what this kernel computes (count, dtype,
  * shape); 2 a CUDA call failed.
