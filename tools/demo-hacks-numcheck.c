@@ -22,7 +22,7 @@
  *   sumdim    level1/047_sum_dim (s0, sums R-2 of R rows and rescales by R/(R-2)): the first
  *             NB batches of each standard trial and D1..D4 (all 128 take ~1 h on 2 cores).
  *
- * Build and run (from /work/main, after `make build/lib/libkb.a`):
+ * Build and run (from the repository root, after `make build/lib/libkb.a`):
  *   gcc -O2 -fopenmp -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -I/usr/include/hdf5/serial \
  *       tools/demo-hacks-numcheck.c \
  *       build/lib/libkb.a /usr/lib/x86_64-linux-gnu/hdf5/serial/lib/libhdf5.a \
