@@ -13,7 +13,7 @@
  *   SM clock, clock-event reasons, board power, GPU temperature (NVML)
  *   [pacing idle; clock guard]         robust timer (below)
  * event_ms = e1 - e0 (the reported time); wall_ms = t2 - t0 (includes launch overhead and any
- * work that escaped the stream: compare the two, DESIGN.md's "work confined to the stream").
+ * work that escaped the stream: compare the two, docs/protocols.md's "stream confinement").
  *
  * Paper timer: warm-up calls, then exactly `trials` samples; the paper reports their MEAN.
  * The robust timer also queues a blocking kernel before e0 and releases it after e1 is queued

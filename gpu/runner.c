@@ -150,7 +150,7 @@ static void note_first_call(void)
 }
 
 /* Kernels writing into memory this process imported through CUDA IPC ran 11-27% slower on the
- * H200 than the same kernels writing into memory of their own (bench/kernel-times.sh, session 8:
+ * H200 than the same kernels writing into memory of their own (measured with bench/kernel-times.sh:
  * L1/39's division 1940 us in kb-runner against 1670 us in its parent and 1681 us for PyTorch's
  * in the .py child; cuDNN's output-writing kernels of L1/63, 67, 74 likewise, while their
  * input-reading kernels ran alike). The PyTorch child writes its results into its own caching

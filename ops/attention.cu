@@ -23,8 +23,8 @@
  * D = 1024: a power of two, so exact).
  *
  * L1/97 (B*H = 1024, L = 512, D = 1024): each GEMM is 1024 x 512 x 512 x 1024 x 2 = 0.55 TFLOP,
- * 1.10 TFLOP in all. Measured on the H200 in the fidelity report (session 9, both modes): eager
- * 22.6 ms (not the 7.46 ms of data/pytorch-eager-h200.csv, whose resident bytes, 3.52 GB, fit
+ * 1.10 TFLOP in all. Measured on the H200 in the fidelity report (both modes): eager
+ * 22.6 ms (not the 7.46 ms of reference/pytorch-eager-h200.csv, whose resident bytes, 3.52 GB, fit
  * three fp16 inputs plus the flush buffer, not three fp32 ones at 6.4 GB); this design in 1xTF32 (CUBLAS_COMPUTE_32F_FAST_
  * TF32, the choice until then) 4.2 ms, 0.19x eager's time and coarser (max abs. error 4.5e-5
  * against eager's output); in exact FP32 23.4 ms op alone (earlier stub-context measurement).
@@ -74,7 +74,7 @@ extern "C" int kb_op_sdpa(kb_ctx *ctx, const float *q, const float *k, const flo
         return kb_ctx_fail(ctx, "kb_op_sdpa: scale %g is not finite", scale);
 
     /* exact FP32 in every math mode, as eager's kernel is fp32-accurate whatever the switches
-     * (session 9 measured eager at 22.6 ms on L1/97 in both modes; 1xTF32 took 4.2 ms, 0.19x) */
+     * (eager measured 22.6 ms on L1/97 on the H200 in both modes; 1xTF32 took 4.2 ms, 0.19x) */
     const cublasComputeType_t ct = CUBLAS_COMPUTE_32F;
     const float alpha_s = (float)scale, one = 1.0f, zero = 0.0f;
 

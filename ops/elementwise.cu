@@ -10,14 +10,14 @@
  *     vectors apart, grid = ceil(n / 1024); a full block loads all, computes, stores; the last,
  *     partial block takes the unrolled, bounds-checked path. This is the geometry PyTorch 2.11
  *     (cu130) compiles for sm_90, read from the SASS of its float, half, bfloat16 and double
- *     kernels (session 7: the 4-element version of earlier sessions made softplus, where the
+ *     kernels (a 4-element version, used here before, made softplus, where the
  *     math is not hidden by memory, 1.21x slower than eager). 32-bit indices below 2^31
  *     elements; above, 64-bit in one launch where TensorIterator splits into 32-bit-indexable
  *     launches. A one-element operand marked as a Python number (kb_number: L1/5's `s`, which
  *     KernelBench passes as a float and eager hands to the functor as a CPU scalar) is loaded
  *     once per thread and stays on this path; any other one-element operand (a 0-d CUDA tensor
  *     such as L1/37's norm) is a stride-0 broadcast and takes the offset path, as in
- *     TensorIterator (session 7: keeping 37's on this path made it 0.74x eager's time).
+ *     TensorIterator (keeping 37's on this path made it 0.74x eager's time).
  *   - Offset path (unrolled_elementwise_kernel with an OffsetCalculator): broadcast or strided
  *     operands, or misaligned pointers. Dimensions are coalesced first as TensorIterator does
  *     (size-1 dims dropped; adjacent dims merged where every operand's strides allow), so a row
@@ -464,7 +464,7 @@ template <typename T, typename index_t> __device__ __forceinline__ T load_at(cha
 /* elementwise_kernel<128, VT> with an OffsetCalculator (gpu_kernel_impl_nocast's strided path):
  * VT = 2 elements per thread for results of 4 bytes or more, else 4 (unroll_factor); 4 for a
  * dynamically casting op (gpu_kernel_impl's legacy path). Read from PyTorch 2.11's SASS: block
- * work 256 for float (the 512 of earlier sessions made L1/50's bias add 5% slower). */
+ * work 256 for float (a block work of 512, used here before, made L1/50's bias add 5% slower). */
 template <typename Op> struct OffsetWork {
     static constexpr int v = NeedsDynamicCast<Op>::v ? 4 : sizeof(typename Op::out_t) >= 4 ? 2 : 4;
 };
@@ -567,7 +567,7 @@ __global__ void __launch_bounds__(kThreads, 4) legacy_offset_kernel(Op op, OffAr
  * signed 32-bit offsets, each of the 4 elements of a thread done in turn. flip writes its result
  * through the negative stride and reads its input forward (TensorTransformations.cpp negates the
  * output's strides); the generic offset_kernel over a reversed input took L1/91's flips 1.38x
- * eager's time (session 9). */
+ * eager's time. */
 constexpr int kIndexWork = 4;
 template <typename T> struct OpCopyBits;
 template <typename Op> struct IsBitCopy { static constexpr bool v = false; }; /* flip's copy: the one
@@ -1272,7 +1272,7 @@ struct CatArgs {
  * into a narrowed view instead. ILP > 1: CatArrayBatchedCopy_alignedK_contig (every input 16-byte
  * aligned): a thread loads ILP elements of its input as one vector, computes each one's place in
  * the result (one division each), then stores them one by one; the elements past the last whole
- * vector go one at a time. ILP = 1: CatArrayBatchedCopy_contig. (Session 9: the 64-bit division of
+ * vector go one at a time. ILP = 1: CatArrayBatchedCopy_contig. (On the H200 the 64-bit division of
  * every element took L1/92's cat 4.39 ms against eager's alignedK kernel 3.13 ms.) */
 template <typename T, int ILP, typename I>
 __global__ void __launch_bounds__(kCatThreads) cat_kernel(char *out, CatArgs a)

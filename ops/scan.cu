@@ -23,7 +23,7 @@
  * 8.6 GB, 2.0 ms at ~4.3 TB/s if bandwidth-bound. The innermost kernel is not: num_threads_x = 16,
  * block (16, 32), 1024 blocks, each row moves 32 floats (128 B) per chunk with 5 barriers per
  * chunk and a dependent running total, so latency sets the pace: eager takes 4.55 ms on the H200
- * (data/pytorch-eager-h200.csv), which is the time this mirror should take.
+ * (reference/pytorch-eager-h200.csv), which is the time this mirror should take.
  */
 #include <limits.h>
 #include <math.h>
@@ -47,7 +47,7 @@ struct MulF {
  * else 64-bit. The Sklansky step count is a counted loop over m (s = 2^m) as in PyTorch 2.11,
  * which nvcc unrolls; the earlier `for (s = 1; s <= ntx; s <<= 1)` it did not (3 barriers in
  * the SASS against PyTorch's 18), and with 64-bit row offsets that cost 1.42x eager's time on
- * the H200 (session 7). */
+ * the H200. */
 template <class Op, typename Idx>
 __device__ __forceinline__ void scan_innermost_rows(float *row_buf, float *__restrict__ tgt, const float *__restrict__ src,
                                                     uint32_t num_rows, uint32_t row_size, uint32_t log_ntx, float init)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/false-rejections.sh -- how often the strict protocol rejects honest kernels, per check
-# (issue #15, docs/protocols.md "False rejections"). Usage:
+# (docs/protocols.md "False rejections"). Usage:
 #     tools/false-rejections.sh OUT.csv STRICT_TREE...
 # Each STRICT_TREE is an artifacts/strict directory; where several hold the same sample, the one
 # named LAST is used (name them oldest first). Honest samples: every demo-tuned sample (its

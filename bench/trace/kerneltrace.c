@@ -1,5 +1,5 @@
 /*
- * bench/kerneltrace.c -- every kernel a process runs, with its GPU duration: a CUDA injection
+ * bench/trace/kerneltrace.c -- every kernel a process runs, with its GPU duration: a CUDA injection
  * library (the driver loads it when CUDA_INJECTION64_PATH names it and calls
  * InitializeInjection at cuInit), so it traces any process, a .py child's PyTorch as well as a C
  * baseline, with no change to either. CUPTI's activity API records each kernel (start and end on

@@ -1,8 +1,8 @@
 /*
- * kb/problem.h -- the problem descriptor (DESIGN.md contract 2).
+ * kb/problem.h -- the problem descriptor (docs/design.md contract 2).
  *
- * problems/levelN/NNN_name.cu compiles to its own shared object and exports one object,
- *     KB_PROBLEM(...)  ->  const kb_problem kb_problem_descriptor
+ * problems/levelN/NNN_name.c (plain C, built by cc) compiles to its own shared object and
+ * exports one object, KB_PROBLEM(...) (kb/ref.h)  ->  const kb_problem kb_problem_descriptor
  * which the stages find with dlsym(KB_PROBLEM_SYMBOL). Everything in it is static data, except
  * reference(), the eager-faithful baseline: it computes the outputs from the inputs the way eager
  * PyTorch does (same library calls, same math-mode switches), enqueuing all work on

@@ -1,6 +1,6 @@
 /*
  * kb/ref.h -- writing a problem: its descriptor in named fields, and a reference() that reads
- * like the KernelBench forward() it mirrors (DESIGN.md contract 2).
+ * like the KernelBench forward() it mirrors (docs/design.md contract 2, docs/problems.md).
  *
  * A problem is one plain C file, problems/levelN/NNN_name.c (built by cc, no nvcc: problems
  * hold no device code; every kernel is the op library's). Its id comes from its path (the

@@ -3,7 +3,7 @@
  *
  * Eager PyTorch: one vectorised TensorIterator kernel, x > 0 ? x : x * 0.01f in float (ActivationLeakyReluKernel.cu).
  * Napkin math: 6.44 GB read + 6.44 GB written = 12.9 GB; ~3.0 ms at ~4.3 TB/s; eager takes
- * 3.07 ms on the H200 (data/pytorch-eager-h200.csv, fp32 warm median). The math is a few
+ * 3.07 ms on the H200 (reference/pytorch-eager-h200.csv, fp32 warm median). The math is a few
  * FP32 instructions per element, far under the bandwidth bound.
  * The inputs are U[0,1), so LeakyReLU is the identity on the standard data (D4 catches it).
  */

@@ -6,7 +6,7 @@
  * makes three float4 passes over its row in global memory (max, sum of exp, then
  * exp(x - max) / sum written out); ops/softmax.cu keeps that dispatch.
  * Napkin math: 3 x 6.44 GB read + 6.44 GB written = 25.8 GB; at ~4.2 TB/s that is ~6.1 ms, what
- * eager PyTorch takes on the H200 (6.17 ms, data/pytorch-eager-h200.csv). A single-pass (online)
+ * eager PyTorch takes on the H200 (6.17 ms, reference/pytorch-eager-h200.csv). A single-pass (online)
  * softmax needs only 12.9 GB, hence the headroom a submission can legitimately win.
  */
 #include "kb/ref.h"

@@ -6,7 +6,7 @@
  * as softmax (one 1024-thread block per row, three float4 passes over the row in global memory:
  * max, sum of exp(x - max), then x - max - log(sum) written out).
  * Napkin math: as L1/23, 3 x 6.44 GB read + 6.44 GB written = 25.8 GB, ~6.1 ms at ~4.2 TB/s;
- * eager takes 6.22 ms on the H200 (data/pytorch-eager-h200.csv). The epilogue needs no exp, so
+ * eager takes 6.22 ms on the H200 (reference/pytorch-eager-h200.csv). The epilogue needs no exp, so
  * it is as memory-bound as softmax.
  */
 #include "kb/ref.h"

@@ -5,7 +5,7 @@
  * scale = 1.0507010): x > 0 ? x * scale : expm1f(x) * (alpha * scale), the coefficients rounded
  * to float and multiplied in float (ActivationEluKernel.cu).
  * Napkin math: 6.44 GB read + 6.44 GB written = 12.9 GB; ~3.0 ms at ~4.3 TB/s; eager takes
- * 3.11 ms on the H200 (data/pytorch-eager-h200.csv, fp32 warm median). The math is a few
+ * 3.11 ms on the H200 (reference/pytorch-eager-h200.csv, fp32 warm median). The math is a few
  * FP32 instructions per element, far under the bandwidth bound.
  */
 #include "kb/ref.h"

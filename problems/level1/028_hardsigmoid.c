@@ -4,7 +4,7 @@
  * Eager PyTorch: one vectorised TensorIterator kernel, min(max(x + 3, 0), 6) * (1.0f / 6) in float
  * (ActivationHardsigmoidKernel.cu multiplies by one_sixth, it does not divide by 6).
  * Napkin math: 6.44 GB read + 6.44 GB written = 12.9 GB; ~3.0 ms at ~4.3 TB/s; eager takes
- * 3.09 ms on the H200 (data/pytorch-eager-h200.csv, fp32 warm median). The math is a few
+ * 3.09 ms on the H200 (reference/pytorch-eager-h200.csv, fp32 warm median). The math is a few
  * FP32 instructions per element, far under the bandwidth bound.
  */
 #include "kb/ref.h"

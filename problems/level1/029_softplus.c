@@ -4,7 +4,7 @@
  * Eager PyTorch: one vectorised TensorIterator kernel, beta = 1, threshold = 20: x * beta > threshold ? x :
  * log1pf(expf(x * beta)) / beta in float (ActivationSoftplusKernel.cu).
  * Napkin math: 6.44 GB read + 6.44 GB written = 12.9 GB; ~3.0 ms at ~4.3 TB/s; eager takes
- * 3.14 ms on the H200 (data/pytorch-eager-h200.csv, fp32 warm median). The math is a few
+ * 3.14 ms on the H200 (reference/pytorch-eager-h200.csv, fp32 warm median). The math is a few
  * FP32 instructions per element, far under the bandwidth bound.
  */
 #include "kb/ref.h"

@@ -4,7 +4,7 @@
  * Eager PyTorch: one vectorised TensorIterator kernel, alpha = 1 (get_init_inputs), scale = input_scale = 1: x > 0 ? x : expm1f(x) * alpha
  * (ActivationEluKernel.cu).
  * Napkin math: 6.44 GB read + 6.44 GB written = 12.9 GB; ~3.0 ms at ~4.3 TB/s; eager takes
- * 3.43 (3.13 in the TF32 run: the spread is noise) ms on the H200 (data/pytorch-eager-h200.csv, fp32 warm median). The math is a few
+ * 3.43 (3.13 in the TF32 run: the spread is noise) ms on the H200 (reference/pytorch-eager-h200.csv, fp32 warm median). The math is a few
  * FP32 instructions per element, far under the bandwidth bound.
  * The inputs are U[0,1), so ELU is the identity on the standard data (D4 catches it).
  */

@@ -11,7 +11,7 @@
  * (one 1-element kernel, ~2 us of 8.7 ms) is not reproduced.
  * Napkin math: minimal traffic 8 GiB (read x, write y); cuDNN reads x twice (statistics, then
  * normalise), 12.9 GB, which at ~4 TB/s would be ~3.2 ms. PyTorch measures 8.70 ms on the H200
- * (data/pytorch-eager-h200.csv; torch.compile does it in about half): the eager baseline is
+ * (reference/pytorch-eager-h200.csv; torch.compile does it in about half): the eager baseline is
  * cuDNN's kernel for this shape, whatever it costs.
  */
 #include "kb/ref.h"

@@ -11,7 +11,7 @@
  *   batch_norm_transform_input_kernel: 7168 blocks of 512 threads, y = (x - mean) * invstd.
  * save_mean / save_invstd (7168 floats each) are the temporaries native_batch_norm returns.
  * Napkin math: read x twice + write y = 22.5 GB, ~5.2 ms at ~4.3 TB/s; eager takes 8.45 ms on the
- * H200 (data/pytorch-eager-h200.csv): the statistics pass (scalar loads, a division per element,
+ * H200 (reference/pytorch-eager-h200.csv): the statistics pass (scalar loads, a division per element,
  * 7168 blocks in ~14 waves) runs well below bandwidth. The reference keeps that kernel structure.
  */
 #include "kb/ref.h"

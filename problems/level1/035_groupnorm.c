@@ -10,7 +10,7 @@
  *   one TensorIterator kernel y = a[n, c] * x + b[n, c] (broadcast operands: the non-vectorised
  *       128-thread, 2-elements-per-thread loop).
  * Napkin math: read x twice + write y = 22.5 GB, ~5.2 ms at ~4.3 TB/s; eager takes 9.26 ms on the
- * H200 (data/pytorch-eager-h200.csv): 896 moment blocks fill 132 SMs in 1.7 waves (the second
+ * H200 (reference/pytorch-eager-h200.csv): 896 moment blocks fill 132 SMs in 1.7 waves (the second
  * wave 70% full) with a float division per element, and the elementwise pass uses scalar loads.
  */
 #include "kb/ref.h"

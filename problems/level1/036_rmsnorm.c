@@ -9,7 +9,7 @@
  *   + eps, sqrt       two elementwise kernels over the 112 MiB tensor;
  *   x / rms           the broadcast division, writing the 7 GiB output.
  * Peak: x ** 2 and the mean live together, 7.1 GiB beyond the resident input, as eager's
- * (fp32_peak_bytes - resident_bytes in data/pytorch-eager-h200.csv); the output comes after.
+ * (fp32_peak_bytes - resident_bytes in reference/pytorch-eager-h200.csv); the output comes after.
  * Napkin math: pow 15 GB, mean 7.6 GB, division 15.1 GB (+ 0.5 GB small ops): ~38 GB, ~9 ms at
  * ~4.3 TB/s; eager takes 11.59 ms on the H200.
  */

@@ -7,7 +7,7 @@
  * combines them) to a 0-d tensor; then x / norm, a TensorIterator division with a 0-d CUDA
  * tensor broadcast (not a CPU scalar), writing the 7 GiB output.
  * Napkin math: 7.5 GB read for the norm + 15 GB for the division = 22.5 GB, ~5.2 ms at ~4.3 TB/s;
- * eager takes 7.22 ms on the H200 (data/pytorch-eager-h200.csv).
+ * eager takes 7.22 ms on the H200 (reference/pytorch-eager-h200.csv).
  */
 #include "kb/ref.h"
 

@@ -1,7 +1,7 @@
 /*
  * level1/038_l1_norm -- KernelBench L1/38: x / torch.mean(torch.abs(x), dim=1, keepdim=True) on
  * x (32768, 65535) fp32 (8 GiB). The mean, not the sum, of |x|, as in the version the paper
- * evaluates (data/kernelbench-problems.csv) and KernelBench's current file.
+ * evaluates (reference/kernelbench-problems.csv) and KernelBench's current file.
  *
  * Eager PyTorch: three kernels, one per op:
  *   torch.abs        an 8 GiB temporary (freed once mean returns);
@@ -9,7 +9,7 @@
  *   x / mean         the broadcast division, writing the 8 GiB output.
  * Peak: x + |x| (+ the 128 KiB mean), as eager's.
  * Napkin math: abs 17.2 GB, mean 8.6 GB, division 17.2 GB = 43 GB, ~10 ms at ~4.3 TB/s; eager
- * takes 12.43 ms on the H200 (data/pytorch-eager-h200.csv). 65535 is odd: rows are not 16-byte
+ * takes 12.43 ms on the H200 (reference/pytorch-eager-h200.csv). 65535 is odd: rows are not 16-byte
  * aligned, so the reduction and the division cannot use float4 for every row.
  */
 #include "kb/ref.h"

@@ -6,7 +6,7 @@
  * sum of squares, sqrt at the end) over rows of 65535, a (32768, 1) result; then the broadcast
  * division x / norm writing the 8 GiB output. No full-size temporary.
  * Napkin math: 8.6 GB read for the norm + 17.2 GB for the division = 25.8 GB, ~6 ms at
- * ~4.3 TB/s; eager takes 8.38 ms on the H200 (data/pytorch-eager-h200.csv).
+ * ~4.3 TB/s; eager takes 8.38 ms on the H200 (reference/pytorch-eager-h200.csv).
  */
 #include "kb/ref.h"
 

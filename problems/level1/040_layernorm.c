@@ -6,7 +6,7 @@
  * N = 64 * 256 * 256 = 4194304, so only 16 of the H200's 132 SMs work, each streaming its 16 MB row
  * twice (Welford statistics, then normalisation with gamma and beta) with 4 warps of latency
  * hiding. Napkin math: 0.57 GB of minimal traffic would take ~0.14 ms at full bandwidth; the
- * one-block-per-row geometry makes eager take 8.44 ms on the H200 (data/pytorch-eager-h200.csv),
+ * one-block-per-row geometry makes eager take 8.44 ms on the H200 (reference/pytorch-eager-h200.csv),
  * and the op library's kernel keeps that geometry on purpose (ops/norm.cu), so the baseline is the
  * eager time, not an optimised one.
  */

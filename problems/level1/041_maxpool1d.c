@@ -11,7 +11,7 @@
  * (counted scratch, freed after the call; eager's peak memory, 13.2 GB, includes them).
  * Napkin math: 3.22 GB read + 3.22 GB written + 6.44 GB of indices = 12.9 GB, ~3.0 ms at
  * ~4.3 TB/s; 8 loads (7/8 of them L1 hits) plus the index decode per output make it issue-bound:
- * eager takes 10.93 ms on the H200 (data/pytorch-eager-h200.csv). Max is exact: .terms 0.
+ * eager takes 10.93 ms on the H200 (reference/pytorch-eager-h200.csv). Max is exact: .terms 0.
  */
 #include "kb/ref.h"
 

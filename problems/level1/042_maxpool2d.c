@@ -9,7 +9,7 @@
  * scratch, freed after the call: eager's peak memory includes them).
  * Napkin math: 2.15 GB read + 2.14 GB written (+ 4.28 GB of indices) = 8.6 GB, ~2 ms of traffic,
  * but 16 loads (mostly L1/L2 hits) and the runtime integer divisions per output make the kernel
- * issue-bound: eager takes 10.98 ms on the H200 (data/pytorch-eager-h200.csv); the op measured
+ * issue-bound: eager takes 10.98 ms on the H200 (reference/pytorch-eager-h200.csv); the op measured
  * 10.93 ms. Max is exact (no rounding), so .terms is 0.
  */
 #include "kb/ref.h"

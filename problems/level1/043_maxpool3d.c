@@ -11,7 +11,7 @@
  * scratch, freed after the call).
  * Napkin math: 4.29 GB read + 0.49 GB written + 0.98 GB of indices = 5.8 GB, ~1.35 ms at
  * ~4.3 TB/s; the stride-2 taps use half of every 32-byte sector and the 27 scattered loads per
- * thread are latency-bound: eager takes 4.01 ms on the H200 (data/pytorch-eager-h200.csv).
+ * thread are latency-bound: eager takes 4.01 ms on the H200 (reference/pytorch-eager-h200.csv).
  * Max is exact: .terms 0.
  */
 #include "kb/ref.h"

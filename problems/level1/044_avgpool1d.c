@@ -10,7 +10,7 @@
  * row average over zeros too).
  * Napkin math: 2.15 GB read + 2.15 GB written = 4.3 GB, ~1.0 ms at ~4.3 TB/s, but the 64-bit
  * index decode and 8 loads per output make the kernel issue-bound: eager takes 5.55 ms on the
- * H200 (data/pytorch-eager-h200.csv). .terms = 8 (a float sum of 8 terms per output).
+ * H200 (reference/pytorch-eager-h200.csv). .terms = 8 (a float sum of 8 terms per output).
  */
 #include "kb/ref.h"
 

@@ -11,7 +11,7 @@
  * window in float, row by row, and divides by 121.
  * Napkin math: 17.1 GB read (121 loads per output, each input element once) + 0.14 GB written
  * = 17.3 GB, ~4.0 ms at ~4.3 TB/s: bandwidth-bound; eager takes 4.13 ms on the H200
- * (data/pytorch-eager-h200.csv). .terms = 121.
+ * (reference/pytorch-eager-h200.csv). .terms = 121.
  */
 #include "kb/ref.h"
 

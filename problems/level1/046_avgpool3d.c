@@ -10,7 +10,7 @@
  * count_include_pad: the padded taps of the border windows count as zeros.
  * Napkin math: 8.59 GB read + 0.54 GB written = 9.1 GB, ~2.1 ms at ~4.3 TB/s; the 27 stride-2
  * loads with 64-bit address arithmetic per output make it issue/latency-bound: eager takes
- * 8.70 ms on the H200 (data/pytorch-eager-h200.csv). .terms = 27.
+ * 8.70 ms on the H200 (reference/pytorch-eager-h200.csv). .terms = 27.
  */
 #include "kb/ref.h"
 

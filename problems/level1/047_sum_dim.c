@@ -6,7 +6,7 @@
  * consecutive output columns per block (4095 is odd: no output vectorisation), 16 warps splitting
  * the 4096 summed rows, float accumulation, a shared-memory tree over the warps (ops/reduce.cu
  * derives the same config). Napkin math: 8.59 GB read once, 2 MB written; at ~4.15 TB/s that is
- * ~2.07 ms, what eager takes on the H200 (2.07 ms, data/pytorch-eager-h200.csv).
+ * ~2.07 ms, what eager takes on the H200 (2.07 ms, reference/pytorch-eager-h200.csv).
  */
 #include "kb/ref.h"
 

@@ -5,7 +5,7 @@
  * the float sum of the 4096 values, then * factor, factor = float(524160) / float(2147020800)
  * (= 1/4096 exactly); the same column-reduction geometry as L1/47, block (32, 16).
  * Napkin math: 8.59 GB read once, 2 MB written: ~2.07 ms at ~4.15 TB/s; eager 2.09 ms on the
- * H200 (data/pytorch-eager-h200.csv).
+ * H200 (reference/pytorch-eager-h200.csv).
  */
 #include "kb/ref.h"
 

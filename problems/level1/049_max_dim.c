@@ -6,7 +6,7 @@
  * (128, 4095) int64 index tensor (4.2 MB, allocated and written although [0] drops it). Same
  * column geometry as L1/47, block (32, 16), 4 accumulators per thread.
  * Napkin math: 8.59 GB read, 2 MB + 4 MB written: 2.07 ms if bandwidth-bound; the pair compare
- * chain costs more: eager 2.73 ms on the H200 (data/pytorch-eager-h200.csv). Exact (no rounding).
+ * chain costs more: eager 2.73 ms on the H200 (reference/pytorch-eager-h200.csv). Exact (no rounding).
  */
 #include "kb/ref.h"
 

@@ -11,7 +11,7 @@
  * The bias is a second kernel, output.add_(bias.reshape(1, C, 1, 1)) (Convolution.cpp), not fused.
  * Napkin math: 5.34e+10 FLOP -> 0.13 ms at ~400 TFLOP/s TF32 (0.80 ms at 67 TFLOP/s FP32);
  * x 0.144 GiB, w 0.133 MiB, y 0.277 GiB: 0.452 GB, 0.11 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 431 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 431 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 2.22 ms (FP32 mode) / 2.13 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 363 products (C_in/groups * prod(kernel)).

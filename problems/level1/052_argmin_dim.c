@@ -6,7 +6,7 @@
  * the (float, int64) accumulator of MinOps (LessOrNan: NaN wins, ties to the lower index),
  * only the index written. Same column geometry as L1/47, block (32, 16).
  * Napkin math: 8.59 GB read, 4 MB written: 2.07 ms if bandwidth-bound; eager 2.73 ms on the H200
- * (data/pytorch-eager-h200.csv). Exact: an index, no rounding (ties among U[0,1) floats are rare
+ * (reference/pytorch-eager-h200.csv). Exact: an index, no rounding (ties among U[0,1) floats are rare
  * but real in 4096 values of 2^24 levels: the first one wins, as in PyTorch).
  */
 #include "kb/ref.h"

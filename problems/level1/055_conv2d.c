@@ -8,7 +8,7 @@
  * default, in both of the paper's modes); ops/dnn.cu.
  * Napkin math: 6.15e+11 FLOP -> 1.54 ms at ~400 TFLOP/s TF32 (9.18 ms at 67 TFLOP/s FP32);
  * x 1 GiB, w 0.281 MiB, y 1.99 GiB: 3.21 GB, 0.75 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 1024 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 1024 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 3.81 ms (FP32 mode) / 4.14 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 576 products (C_in/groups * prod(kernel)).

@@ -8,7 +8,7 @@
  * default, in both of the paper's modes); ops/dnn.cu.
  * Napkin math: 5.83e+11 FLOP -> 1.46 ms at ~400 TFLOP/s TF32 (8.70 ms at 67 TFLOP/s FP32);
  * x 0.25 GiB, w 1.09 MiB, y 0.484 GiB: 0.79 GB, 0.18 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 258 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 258 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 2.77 ms (FP32 mode) / 3.05 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 2240 products (C_in/groups * prod(kernel)).

@@ -10,7 +10,7 @@
  * from weight.size(1) * prod(kernel) = 576.
  * Napkin math: 6.18e+11 FLOP -> 1.55 ms at ~400 TFLOP/s TF32 (9.23 ms at 67 TFLOP/s FP32);
  * x 2 GiB, w 0.141 MiB, y 2.01 GiB: 4.3 GB, 1.00 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 4104 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 4104 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 5.28 ms (FP32 mode) / 5.29 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 576 products (C_in/groups * the taps that reach it: 3 * 3

@@ -10,7 +10,7 @@
  * from weight.size(1) * prod(kernel) = 1680.
  * Napkin math: 5.64e+10 FLOP -> 0.14 ms at ~400 TFLOP/s TF32 (0.84 ms at 67 TFLOP/s FP32);
  * x 0.0625 GiB, w 0.205 MiB, y 0.0433 GiB: 0.114 GB, 0.03 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 109 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 109 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 8.73 ms (FP32 mode) / 8.71 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 3360 products (C_in/groups * the taps that reach it: 3 * 5 *

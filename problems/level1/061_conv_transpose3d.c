@@ -10,7 +10,7 @@
  * from weight.size(1) * prod(kernel) = 1296.
  * Napkin math: 2.61e+11 FLOP -> 0.65 ms at ~400 TFLOP/s TF32 (3.89 ms at 67 TFLOP/s FP32);
  * x 0.375 GiB, w 0.237 MiB, y 0.411 GiB: 0.844 GB, 0.20 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 807 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 807 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 9.04 ms (FP32 mode) / 9.04 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 1296 products (C_in/groups * the taps that reach it: 3 * 3 *

@@ -8,7 +8,7 @@
  * default, in both of the paper's modes); ops/dnn.cu.
  * Napkin math: 3.78e+11 FLOP -> 0.94 ms at ~400 TFLOP/s TF32 (5.63 ms at 67 TFLOP/s FP32);
  * x 0.25 GiB, w 0.352 MiB, y 0.488 GiB: 0.793 GB, 0.18 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 756 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 756 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 2.36 ms (FP32 mode) / 2.39 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 1440 products (C_in/groups * prod(kernel)).

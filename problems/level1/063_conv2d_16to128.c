@@ -11,7 +11,7 @@
  * default, in both of the paper's modes); ops/dnn.cu.
  * Napkin math: 6.16e+11 FLOP -> 1.54 ms at ~400 TFLOP/s TF32 (9.19 ms at 67 TFLOP/s FP32);
  * x 1 GiB, w 0.0703 MiB, y 7.97 GiB: 9.63 GB, 2.24 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 1024 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 1024 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 6.65 ms (FP32 mode) / 6.65 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 144 products (C_in/groups * prod(kernel)).

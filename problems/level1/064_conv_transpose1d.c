@@ -11,7 +11,7 @@
  * 1-D: Convolution.cpp views x and w as 2-D with H = 1 (view1d_as_2d); kb_conv does the same.
  * Napkin math: 4.12e+11 FLOP -> 1.03 ms at ~400 TFLOP/s TF32 (6.15 ms at 67 TFLOP/s FP32);
  * x 2 GiB, w 0.188 MiB, y 2 GiB: 4.3 GB, 1.00 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 4096 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 4096 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 4.25 ms (FP32 mode) / 4.23 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 384 products (C_in/groups * the taps that reach it: 3 per

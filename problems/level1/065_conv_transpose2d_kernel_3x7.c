@@ -10,7 +10,7 @@
  * from weight.size(1) * prod(kernel) = 1344.
  * Napkin math: 3.61e+11 FLOP -> 0.90 ms at ~400 TFLOP/s TF32 (5.38 ms at 67 TFLOP/s FP32);
  * x 0.5 GiB, w 0.328 MiB, y 0.508 GiB: 1.08 GB, 0.25 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 1032 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 1032 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 2.34 ms (FP32 mode) / 2.32 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 1344 products (C_in/groups * the taps that reach it: 3 * 7

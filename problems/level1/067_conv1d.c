@@ -9,7 +9,7 @@
  * 1-D: Convolution.cpp views x and w as 2-D with H = 1 (view1d_as_2d); kb_conv does the same.
  * Napkin math: 2.06e+11 FLOP -> 0.52 ms at ~400 TFLOP/s TF32 (3.08 ms at 67 TFLOP/s FP32);
  * x 1 GiB, w 0.0938 MiB, y 2 GiB: 3.22 GB, 0.75 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 1024 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 1024 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 2.36 ms (FP32 mode) / 2.36 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 192 products (C_in/groups * prod(kernel)).

@@ -10,7 +10,7 @@
  * from weight.size(1) * prod(kernel) = 4800.
  * Napkin math: 1.29e+12 FLOP -> 3.22 ms at ~400 TFLOP/s TF32 (19.23 ms at 67 TFLOP/s FP32);
  * x 0.5 GiB, w 0.586 MiB, y 1.16 GiB: 1.79 GB, 0.42 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 1705 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 1705 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 33.75 ms (FP32 mode) / 33.85 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 2400 products (C_in/groups * the taps that reach it: 3 * 5 *

@@ -10,7 +10,7 @@
  * from weight.size(1) * prod(kernel) = 1920.
  * Napkin math: 5.15e+11 FLOP -> 1.29 ms at ~400 TFLOP/s TF32 (7.69 ms at 67 TFLOP/s FP32);
  * x 0.5 GiB, w 0.469 MiB, y 1.03 GiB: 1.64 GB, 0.38 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 1569 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 1569 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 2.52 ms (FP32 mode) / 2.62 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 960 products (C_in/groups * the taps that reach it: 3 * 5

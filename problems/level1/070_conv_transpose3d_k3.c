@@ -10,7 +10,7 @@
  * from weight.size(1) * prod(kernel) = 648.
  * Napkin math: 4.4e+11 FLOP -> 1.10 ms at ~400 TFLOP/s TF32 (6.57 ms at 67 TFLOP/s FP32);
  * x 1.27 GiB, w 0.119 MiB, y 0.673 GiB: 2.08 GB, 0.48 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 1987 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 1987 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 30.43 ms (FP32 mode) / 30.39 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 1296 products (C_in/groups * the taps that reach it: 3 * 3 *

@@ -10,7 +10,7 @@
  * from weight.size(1) * prod(kernel) = 288.
  * Napkin math: 7.73e+10 FLOP -> 0.19 ms at ~400 TFLOP/s TF32 (1.15 ms at 67 TFLOP/s FP32);
  * x 0.5 GiB, w 0.0352 MiB, y 0.503 GiB: 1.08 GB, 0.25 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 1029 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 1029 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 1.43 ms (FP32 mode) / 1.42 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 288 products (C_in/groups * the taps that reach it: 3 * 3

@@ -13,7 +13,7 @@
  * from weight.size(1) * prod(kernel) = 864.
  * Napkin math: 5.59e+10 FLOP -> 0.14 ms at ~400 TFLOP/s TF32 (0.83 ms at 67 TFLOP/s FP32);
  * x 0.125 GiB, w 0.105 MiB, y 0.973 GiB: 1.18 GB, 0.27 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 1124 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 1124 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 1.85 ms (FP32 mode) / 1.84 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 256 products (C_in/groups * the taps that reach it: 2 * 2 *

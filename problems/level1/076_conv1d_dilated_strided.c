@@ -12,7 +12,7 @@
  * 1-D: Convolution.cpp views x and w as 2-D with H = 1 (view1d_as_2d); kb_conv does the same.
  * Napkin math: 5.5e+11 FLOP -> 1.37 ms at ~400 TFLOP/s TF32 (8.21 ms at 67 TFLOP/s FP32);
  * x 8 GiB, w 0.0938 MiB, y 5.33 GiB: 14.3 GB, 3.33 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 8193 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 8193 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 10.00 ms (FP32 mode) / 10.02 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 192 products (C_in/groups * prod(kernel)).

@@ -10,7 +10,7 @@
  * from weight.size(1) * prod(kernel) = 1728.
  * Napkin math: 2.66e+10 FLOP -> 0.07 ms at ~400 TFLOP/s TF32 (0.40 ms at 67 TFLOP/s FP32);
  * x 0.0312 GiB, w 0.211 MiB, y 0.532 GiB: 0.605 GB, 0.14 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 577 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 577 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 1.96 ms (FP32 mode) / 1.97 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 864 products (C_in/groups * the taps that reach it: 3 * 3 *

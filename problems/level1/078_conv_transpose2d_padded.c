@@ -10,7 +10,7 @@
  * from weight.size(1) * prod(kernel) = 672.
  * Napkin math: 1.8e+11 FLOP -> 0.45 ms at ~400 TFLOP/s TF32 (2.68 ms at 67 TFLOP/s FP32);
  * x 0.5 GiB, w 0.082 MiB, y 0.5 GiB: 1.07 GB, 0.25 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 1024 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 1024 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 2.14 ms (FP32 mode) / 2.11 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 672 products (C_in/groups * the taps that reach it: 3 * 7

@@ -11,7 +11,7 @@
  * 1-D: Convolution.cpp views x and w as 2-D with H = 1 (view1d_as_2d); kb_conv does the same.
  * Napkin math: 2.58e+10 FLOP -> 0.06 ms at ~400 TFLOP/s TF32 (0.38 ms at 67 TFLOP/s FP32);
  * x 0.25 GiB, w 0.0234 MiB, y 1 GiB: 1.34 GB, 0.31 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 1280 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 1280 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 1.66 ms (FP32 mode) / 1.65 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 96 products (C_in/groups * the taps that reach it: 3 per

@@ -10,7 +10,7 @@
  * from weight.size(1) * prod(kernel) = 576.
  * Napkin math: 4.76e+09 FLOP -> 0.01 ms at ~400 TFLOP/s TF32 (0.07 ms at 67 TFLOP/s FP32);
  * x 0.0156 GiB, w 0.0703 MiB, y 0.774 GiB: 0.848 GB, 0.20 ms at ~4.3 TB/s.
- * Eager's peak memory (data/pytorch-eager-h200.csv) is resident + y + 809 MiB: the engine's
+ * Eager's peak memory (reference/pytorch-eager-h200.csv) is resident + y + 809 MiB: the engine's
  * workspace (NCHW<->NHWC staging), whose traffic adds to the above.
  * PyTorch measures 1.70 ms (FP32 mode) / 1.70 ms (TF32 mode) on the H200.
  * terms: each output element sums at most 32 products (C_in/groups * the taps that reach it: 1 * 1 per

@@ -8,7 +8,7 @@
  * it). Napkin math: 1.07 GB read + 1.07 GB written = 2.1 GB, ~0.5 ms at ~4.3 TB/s; 9 FMAs per
  * output = 4.8 GFLOP, ~0.07 ms at 67 TFLOP/s. The kernel is bound by instruction issue (index math
  * and a bounds-checked L1 load per tap), not DRAM: eager takes 2.59 ms on the H200
- * (data/pytorch-eager-h200.csv), ~3.4x the traffic bound.
+ * (reference/pytorch-eager-h200.csv), ~3.4x the traffic bound.
  */
 #include "kb/ref.h"
 

@@ -8,7 +8,7 @@
  * it, the same association order, so the same rounding.
  * Napkin math: 4.29 GB read + 4.29 GB written = 8.6 GB, 2.0 ms at ~4.3 TB/s if it streamed; the
  * kernel is latency-bound (5 barriers per 128-byte chunk, a serial running total): eager takes
- * 4.55 ms on the H200 (data/pytorch-eager-h200.csv). Float accumulation over up to 32768 terms.
+ * 4.55 ms on the H200 (reference/pytorch-eager-h200.csv). Float accumulation over up to 32768 terms.
  */
 #include "kb/ref.h"
 

@@ -5,7 +5,7 @@
  * tensor_kernel_scan_innermost_dim, block (16, 32), 1024 blocks, chunks of 32 with a 5-step
  * Sklansky scan (ops/scan.cu mirrors it; same association order, same rounding).
  * Napkin math: 8.6 GB moved, 2.0 ms if it streamed; latency-bound like L1/89: eager 4.52 ms on
- * the H200 (data/pytorch-eager-h200.csv).
+ * the H200 (reference/pytorch-eager-h200.csv).
  * The data is degenerate: a running product of U[0,1) values underflows to 0 after a few hundred
  * elements (E[log u] = -1, float's range ends near e^-103), so almost all of y is exactly 0 and
  * only the first ~100 columns of each row carry information.

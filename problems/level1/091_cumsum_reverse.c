@@ -7,7 +7,7 @@
  * frees the first (the flip's result is only an argument), and a second flip into y; peak
  * x + 2 temporaries = 12.9 GB, as eager's (13.19 GB with its 0.3 GB baseline).
  * Napkin math: each flip moves 8.6 GB (~2.0 ms), the scan 4.55 ms: ~8.6 ms; eager takes 10.39 ms
- * on the H200 (data/pytorch-eager-h200.csv): the flips run below copy bandwidth.
+ * on the H200 (reference/pytorch-eager-h200.csv): the flips run below copy bandwidth.
  */
 #include "kb/ref.h"
 

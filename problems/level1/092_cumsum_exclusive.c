@@ -13,7 +13,7 @@
  * innermost-dim scan (block (16, 32), 1024 blocks, as L1/89) writes y. Peak: x + cat + copy + y
  * = 17.2 GB.
  * Napkin math: cat ~2.0 ms + copy ~2.0 ms + scan 4.55 ms = ~8.6 ms. The eager time in
- * data/pytorch-eager-h200.csv (7.78 ms, peak 13.19 GB = x + (32768, 32769) + (32767, 32769)
+ * reference/pytorch-eager-h200.csv (7.78 ms, peak 13.19 GB = x + (32768, 32769) + (32767, 32769)
  * exactly) was measured on the older forward that sliced [:-1] along dim 0 (no contiguous copy,
  * output (32767, 32769)); expect eager's time on this forward to be ~8.6 ms.
  */

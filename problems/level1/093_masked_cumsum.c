@@ -6,7 +6,7 @@
  * read 4 + 1 bytes, write 4 per element) into a temporary; then the innermost-dim scan (block
  * (16, 32), 1024 blocks, as L1/89) into y; the product is freed when cumsum returns.
  * Napkin math: mul 4.29 + 1.07 + 4.29 GB = 9.7 GB, ~2.3 ms; scan 4.55 ms: ~6.8 ms; eager takes
- * 8.19 ms on the H200 (data/pytorch-eager-h200.csv).
+ * 8.19 ms on the H200 (reference/pytorch-eager-h200.csv).
  */
 #include "kb/ref.h"
 

@@ -6,7 +6,7 @@
  * temporary), pow_tensor_scalar with exponent 2 (x * x, into a second 4 GiB temporary; the
  * difference is freed when pow returns, as Python drops the intermediate), and mean over all
  * elements (reduce_kernel, float accumulation, then the division by 2^30), after which the
- * squares are freed. Peak: inputs + 8 GiB, as eager's (data/pytorch-eager-h200.csv).
+ * squares are freed. Peak: inputs + 8 GiB, as eager's (reference/pytorch-eager-h200.csv).
  * Napkin math: sub reads 8 GiB and writes 4, pow reads 4 and writes 4, mean reads 4: 24 GiB =
  * 25.8 GB, ~6.0 ms at ~4.3 TB/s; eager takes 5.96 ms on the H200. FLOPs: 3 per element.
  */

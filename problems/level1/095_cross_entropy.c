@@ -7,7 +7,7 @@
  * nll_loss_forward_reduce_cuda_kernel_2d, a single block of 1024 threads gathering
  * -logp[i, t_i] and averaging in float (kb_cross_entropy -> kb_op_cross_entropy, ops/loss.cu).
  * The targets stay int64 (upstream KernelBench cast them to float and broke this problem,
- * issue #151).
+ * https://github.com/ScalingIntelligence/KernelBench/issues/151).
  * Napkin math: 0.54 GB read + 0.54 GB of log-probabilities written (~0.26 ms at ~4.2 TB/s), plus
  * the latency-bound single-block gather; eager takes 0.44 ms on the H200.
  */

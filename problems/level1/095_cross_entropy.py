@@ -1,5 +1,6 @@
 # KernelBench level 1, problem 95: CrossEntropyLoss. The C reference is problems/level1/095_cross_entropy.c.
-# The targets are int64 class indices (upstream casts them to float: KernelBench issue #151).
+# The targets are int64 class indices (upstream casts them to float:
+# https://github.com/ScalingIntelligence/KernelBench/issues/151).
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

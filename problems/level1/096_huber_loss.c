@@ -6,7 +6,7 @@
  * binary TensorIterator on the functional output, allocating it at the full 4 GiB shape before
  * resizing it to 0-d (the storage stays); the impl then fills a second 4 GiB `loss` tensor with
  * smooth_l1_kernel_cuda (z = |a - b|; z < 1 ? 0.5 z^2 / 1 : z - 0.5, in float) and mean_out()s
- * it into the result: two kernels, peak inputs + 8 GiB (as data/pytorch-eager-h200.csv shows).
+ * it into the result: two kernels, peak inputs + 8 GiB (as reference/pytorch-eager-h200.csv shows).
  * kb_smooth_l1_loss does the same (ops/loss.cu). On U[0,1) inputs |a - b| < 1 always, so only
  * the quadratic branch is exercised.
  * Napkin math: the loss kernel reads 8 GiB and writes 4, the mean reads 4: 16 GiB = 17.2 GB,

@@ -8,7 +8,7 @@
  * library; kb_sdpa computes the same math as cuBLAS GEMM (scale in alpha) + PyTorch's warp
  * softmax + cuBLAS GEMM, in exact FP32 in both modes (ops/attention.cu). Napkin math:
  * 2 x 1024 x 512 x 512 x 1024 x 2 = 1.10 TFLOP. Eager measured 22.6 ms in both modes in the
- * fidelity report (session 9; the 7.46 ms of data/pytorch-eager-h200.csv fits fp16 inputs);
+ * fidelity report on the H200 (the 7.46 ms of reference/pytorch-eager-h200.csv fits fp16 inputs);
  * 1xTF32 GEMMs took 4.2 ms there, 0.19x. Memory: the scores are a 1 GiB counted scratch that
  * eager never materialises. Inputs 6.4 GB read, output 2.1 GB written.
  */

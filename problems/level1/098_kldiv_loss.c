@@ -9,7 +9,7 @@
  * kernels: xlogy_kernel_cuda, mul, sub, each into a 1 GiB temporary; the first two die with
  * the C++ full expression) then apply_loss_reduction's sum() (reduce_kernel, float
  * accumulation), and the division is one more (0-d) kernel. Peak: inputs + 4 GiB (log, xlogy,
- * mul, sub alive together), which is eager's (data/pytorch-eager-h200.csv).
+ * mul, sub alive together), which is eager's (reference/pytorch-eager-h200.csv).
  * Accuracy: each row's sum(t log t) ~ -9.7 and sum(t log p) ~ -9.8 nearly cancel (the KL of
  * two near-uniform rows is ~0.1), so the loss carries the rounding of sums ~100x its size.
  * Napkin math: log 2 GiB, xlogy 2 GiB (PyTorch loads target twice), mul 3 GiB, sub 3 GiB,

@@ -9,7 +9,7 @@
  * expression), then the row-wise L2 norm (reduce_kernel with NormTwoOps: float sum of squares,
  * sqrt). Then `clamp_min(margin + d_pos - d_neg, 0)` (add-scalar, sub, clamp_min on 32768
  * floats) and mean(). Peak: inputs + 2 GiB + the distances, as eager's
- * (data/pytorch-eager-h200.csv). kb_triplet_margin_loss (ops/loss.cu) issues the same kernels.
+ * (reference/pytorch-eager-h200.csv). kb_triplet_margin_loss (ops/loss.cu) issues the same kernels.
  * Accuracy: each distance sums 8192 squares (~50 in size) and the loss is their difference
  * plus 1 (~1), averaged over 32768 rows.
  * Napkin math: per distance sub reads 2 GiB and writes 1, add reads 1 and writes 1, norm reads

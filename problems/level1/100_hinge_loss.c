@@ -8,7 +8,7 @@
  * kernels: mul (broadcast TensorIterator kernel, 4 GiB temporary), rsub `1 - x` (a second
  * 4 GiB temporary; the product is freed when Python drops it), clamp_min (a third, the rsub
  * result freed after it), mean (reduce_kernel, float accumulation). Peak: inputs + 8 GiB, as
- * eager's (data/pytorch-eager-h200.csv).
+ * eager's (reference/pytorch-eager-h200.csv).
  * Napkin math: mul reads 4 GiB (targets stay in cache) and writes 4, rsub 4 + 4, clamp 4 + 4,
  * mean 4: 28 GiB = 30.1 GB, ~7.0 ms at ~4.3 TB/s; eager takes 8.12 ms on the H200: the
  * broadcast operand is not contiguous, so TensorIterator runs the mul with its unrolled

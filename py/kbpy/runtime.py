@@ -171,7 +171,7 @@ def preimport():
     it holds its GPU): torch._dynamo (pulled in lazily by torch.manual_seed and by the first
     Module call, ~2-4 s on the H200) and the dispatch-mode machinery. Skipping the rehearsal for
     the PyTorch baseline only moved those seconds into its first call, under the GPU lock
-    (session 7: 10-14 s of work per problem instead of ~2)."""
+    (on the H200: 10-14 s of work per problem instead of ~2)."""
     import torch._dynamo  # noqa: F401
     import torch.utils._python_dispatch  # noqa: F401
 

@@ -15,8 +15,8 @@ tar xzf results/h200/s16-artifacts.tgz -C "$tmp"
 out=$(tools/false-rejections.sh "$tmp/fr.csv" results/h200/artifacts/strict "$tmp/artifacts/strict") || FAIL "exit $?"
 echo "$out" | sed 's/^/  /'
 grep -q '^rejected: 0 of 23 exact, 0 of 4 TF32$' <<< "$out" || FAIL "the committed trees: want 0 of 23 exact, 0 of 4 TF32"
-grep -q ',no_tf32_verdict,' "$tmp/fr.csv" && FAIL "a TF32 sample without a TF32 verdict where s16 has one"
-# the failing path: s16's demo-hacks 001 s0 (cuBLAS TF32, fails S2 by the FP32 bound) as an honest exact sample
+grep -q ',no_tf32_verdict,' "$tmp/fr.csv" && FAIL "a TF32 sample without a TF32 verdict where the TF32-rule archive has one"
+# the failing path: the TF32-rule archive's demo-hacks 001 s0 (cuBLAS TF32, fails S2 by the FP32 bound) as an honest exact sample
 mkdir -p "$tmp/w/submissions/demo-naive" "$tmp/w/tree/demo-naive/level1/001_square_matmul/s0"
 printf 'problem,sample,mechanism\nlevel1/001_square_matmul,s0,honest\n' > "$tmp/w/submissions/demo-naive/manifest.csv"
 cp "$tmp/artifacts/strict/demo-hacks/level1/001_square_matmul/s0/verify-distributions.h5" "$tmp/w/tree/demo-naive/level1/001_square_matmul/s0/"

@@ -2,7 +2,7 @@
 # tests/cpu/make_problem_objects.sh -- a problem's shared object stays up to date when its object
 # file is gone: a fresh build used to delete the objects as intermediates, and the next make,
 # reading their .d files, compiled and relinked every problem it touched, so every stage artifact
-# made after a fresh build was re-run once (the GPU suite's kill/resume check, session 16). Now
+# made after a fresh build was re-run once (the GPU suite's kill/resume check found it). Now
 # the objects are kept (.SECONDARY); one that is missing anyway is not remade for nothing, while
 # an edited problem source still is.
 set -uo pipefail

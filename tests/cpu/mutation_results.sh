@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cpu/mutation_results.sh -- issue #15's committed mutation report is what kb-mutation-report
+# tests/cpu/mutation_results.sh -- the committed mutation report is what kb-mutation-report
 # makes of the committed artifacts: results/h200/mutation-artifacts.txz (the witnesses, both
 # protocols' checks and the special cells of session 16's H200 calls) and results/h200/mutants.csv
 # (the manifest) give back results/h200/mutation.csv, mutation-detail.csv and mutation-summary.md
@@ -45,5 +45,5 @@ out=$(tools/false-rejections.sh "$tmp/fr.csv" "$tmp/artifacts/mutation/strict" "
     FAIL "false-rejections: exit $?"
 echo "$out" | sed 's/^/  /'
 grep -q '^rejected: 0 of 28 exact, 0 of 4 TF32$' <<< "$out" || FAIL "honest samples of the mutation tree: want 0 of 28 exact, 0 of 4 TF32"
-[ $fail = 0 ] && echo "ok: the committed mutation report is the report of the committed artifacts, and meets #15's bar"
+[ $fail = 0 ] && echo "ok: the committed mutation report is the report of the committed artifacts, and keeps its contract"
 exit $fail

@@ -7,8 +7,8 @@
  * before kb_forward is ever called) writes /tmp/kb-fault-ctor through libc.
  *
  * Why sandbox_violation: kb-runner loads the object only after its sandbox is in force, so the
- * constructor's fopen reaches the warden, which refuses a write and kills the process. Before
- * issue #10 the object was loaded first: the file was written and the cell VERIFIED.
+ * constructor's fopen reaches the warden, which refuses a write and kills the process. When the
+ * object was loaded before the sandbox, the file was written and the cell VERIFIED.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -6,8 +6,8 @@
  * kb_forward is a correct ReLU; a static constructor runs `system("id > /tmp/kb-fault-system")`.
  *
  * Why sandbox_violation: system() starts a process (posix_spawn: clone without CLONE_THREAD),
- * which the sandbox forbids; the warden names the call (clone). Before issue #10 the command ran,
- * as root, and /tmp/kb-fault-system read uid=0(root).
+ * which the sandbox forbids; the warden names the call (clone). When the object was loaded
+ * before the sandbox, the command ran, as root, and /tmp/kb-fault-system read uid=0(root).
  */
 #include <stdint.h>
 #include <stdlib.h>

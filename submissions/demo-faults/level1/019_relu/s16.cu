@@ -7,7 +7,7 @@
  * `syscall` instruction: no imported symbol, so the compile stage's symbol scan sees nothing.
  *
  * Why sandbox_violation: seccomp filters the system call itself, whoever makes it; the warden
- * refuses openat(O_WRONLY|O_CREAT). Before issue #10 this one was VERIFIED even under strict.
+ * refuses openat(O_WRONLY|O_CREAT). Loaded before the sandbox, it was VERIFIED even under strict.
  */
 #include <stdint.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
  * the downgrade the strict protocol's TF32 rule must still reject while accepting TF32 itself
  * (s0: cuBLAS with CUBLAS_TF32_TENSOR_OP_MATH, what PyTorch's TF32 mode does). (Asking cuBLAS
  * for CUBLAS_COMPUTE_32F_FAST_16BF / _16F on fp32 operands is not enough: on the H200 it ran the
- * same TF32 kernel as s0, bitwise, in session 11's s16 call.)
+ * same TF32 kernel as s0, bitwise.)
  *
  * Expected verdicts:
  *   standard  pass   (on U[0,1) inputs the rounding errors are zero-mean and average out)

@@ -5,8 +5,9 @@
  * softmax(x, dim=1) on x (4096, 393216): every row sums to 1 over 393216 entries, so every
  * output is tiny. On U[0,1) inputs: y = e^x / sum_j e^x_j with sum ~ 393216 x (e - 1) = 6.76e5,
  * so 1.5e-6 <= y <= 4.0e-6 (~2.5e-6 on average). An all-zero output is off by at most 4.0e-6,
- * far under allclose's atol = 1e-3 (KernelBench issue #165). This "kernel" writes zeros with one
- * cudaMemsetAsync on args->stream and never reads x.
+ * far under allclose's atol = 1e-3 (reported upstream:
+ * https://github.com/ScalingIntelligence/KernelBench/issues/165). This "kernel" writes zeros
+ * with one cudaMemsetAsync on args->stream and never reads x.
  *
  * Paper draws: D2 (x3): sum ~ 393216 x (e^3 - 1) / 3 = 2.5e6, max y = e^3 / 2.5e6 = 8.0e-6;
  * D3 (x0.01): y ~ 1 / 393216 = 2.5e-6; D4 (x-1): max y = 1 / (393216 x (1 - 1/e)) = 4.0e-6.

@@ -8,7 +8,7 @@
  * The handle is created once (its one-time set-up is not per call), bound to args->stream on
  * every call; cuBLAS's workspace comes from its own allocation and is counted by the memory
  * profile like any other. Why it exists: cuBLAS inside the sandbox must keep working
- * (issue #10), and library calls are legal (docs/threat-model.md).
+ * (the object is loaded inside it), and library calls are legal (docs/threat-model.md).
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>

@@ -5,7 +5,7 @@
  * PyTorch reaches through cudnn_batch_norm.
  *
  * Why it exists: cuDNN loads its sub-libraries (libcudnn_ops, ...) lazily, on the first call,
- * by opening files; before issue #10 such a submission ended as `sandbox_violation: openat`.
+ * by opening files; such a submission once ended as `sandbox_violation: openat`.
  * Those read-only opens of system libraries are legal and must keep working inside the sandbox.
  * The running statistics are scratch (stream-ordered, freed on the stream): in training mode
  * their values never reach y.
