@@ -1,5 +1,5 @@
 /* scan.c -- the symbol rule table (see kb_scan.h). The table is the specification: each row is
- * tested in tests/cpu/test_scan.c and listed in docs/protocols.md. */
+ * tested in tests/cpu/test_elf_scan.c and listed in docs/protocols.md. */
 #include "compile/kb_scan.h"
 
 #include <string.h>

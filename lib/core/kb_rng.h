@@ -6,7 +6,7 @@
  * index): Philox4x32-10 (Salmon et al., SC'11) with counter = (element lo, element hi, tensor,
  * stream) and key = seed. So a tensor of 2^32 elements is generated in parallel on the GPU, any
  * element can be recomputed on the host to check it, and two runs with the same seed see the
- * same data bit for bit. The code is plain C with KB_HD markers so that gpu/devgen.cu and the
+ * same data bit for bit. The code is plain C with KB_HD markers so that gpu/tensor.cu and the
  * host tests compile the same functions.
  *
  * Exactness: uniform values are multiples of 2^-24 (exact in fp32); every transform is computed

@@ -6,12 +6,12 @@
 # captured output: HDF5, tarballs and compressed files, images, CSV/TSV tables, logs, and the
 # committed runs' artifact trees and logs (results/*/artifacts/, results/*/logs/).
 # A reference: a word of path characters with a slash in it that ends in an extension (a dot, a
-# letter, then letters or digits), as `docs/protocols.md`, `lib/stats.c` or `../lib/stats.c`;
+# letter, then letters or digits), as `docs/protocols.md`, `lib/core/stats.c` or `../lib/core/stats.c`;
 # also a bare root-level document name in capitals (`REPRODUCE.md`, `NOTES.md`; not the generic
 # `README.md` of layout descriptions), which must be at the root or beside the citing file.
 # A reference is found when it names a tracked file or directory relative to the repository root,
-# to the citing file's directory or one above it, to include/ (a header name such as `kb/ref.h`:
-# the -I path every C file is compiled with), or to submissions/ (a cell written
+# to the citing file's directory or one above it, to include/, lib/ or gpu/ (a header name such as
+# `kb/ref.h` or `core/kb_util.h`: the -I paths every C file is compiled with), or to submissions/ (a cell written
 # `model/levelN/NNN_name/sK.cu`, as the tables and logs name it); a leading ../ is also tried from
 # the root with the ../ dropped (scripts cd into a subdirectory first).
 #
@@ -96,7 +96,7 @@ FNR == NR {
     if (c[1] ~ /^(torch|ATen|aten|c10)$/) next                          # rule 7
     if (c[1] ~ /^(tables|out)$/) next                                   # rule 8
     if (f ~ /^tests\// && !(c[1] in top)) next                          # rule 9
-    if (have(t) || have("include/" t) || have("submissions/" t)) next
+    if (have(t) || have("include/" t) || have("lib/" t) || have("gpu/" t) || have("submissions/" t)) next
     fd = f; rel = ""
     while (fd ~ /\//) {                                                 # the citing dir, then up
         sub(/\/[^\/]*$/, "", fd)

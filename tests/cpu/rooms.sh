@@ -48,7 +48,7 @@ if [ -z "${KB_ROOMS_ROOT:-}" ]; then
     : > "$t/lib/loose.c"
     { echo 'int main(void)'; echo '{'; for i in $(seq 150); do echo '    ;'; done; echo '}'; } > "$t/stages/compile.c"
     out=$(KB_ROOMS_ROOT=$t bash "$0" 2>&1)
-    for want in "lib/core/ includes report/" "lib/loose.c is outside" "main() has 153 lines"; do
+    for want in "lib/core/ includes report/" "loose.c is outside the folders" "main() has 153 lines"; do
         grep -qF -- "$want" <<< "$out" || FAIL "the self-check's planted fault was not reported: $want"
     done
 fi

@@ -1,5 +1,5 @@
 /*
- * test_h5.c -- lib/kb_h5.h: the artifact writer and reader.
+ * test_h5.c -- lib/core/kb_h5.h: the artifact writer and reader.
  *
  * Pinned:
  *   - Round trip of every writer function through the matching reader, bit for bit (NaN, -0,
