@@ -58,6 +58,11 @@ ARTIFACTS ?= artifacts
 # (with PROBLEM set: tables-<problem>/ and plots/<protocol>-<problem>/, beside the full ones)
 TABLES_DIR ?= $(ARTIFACTS)/$(PROTOCOL)/tables$(PROBLEM_SUFFIX)
 PLOTS_DIR ?= plots/$(PROTOCOL)$(PROBLEM_SUFFIX)
+# What `make report` over an archived tree (any ARTIFACTS but the default) makes its tables from:
+# empty = the inputs recorded in the tree when its tables were made (its report-inputs/: the problem
+# set, models.csv, the extraction records, the paper's figures), so an archive gives back its own
+# tables; live = today's; recorded = the record, and an error if the tree has none.
+REPORT_INPUTS ?=
 # Prefix of carried static dependencies (tools/bundle-deps.sh); empty = this machine's packages.
 DEPS_PREFIX ?=
 

@@ -227,8 +227,8 @@ GPU_CELL_STAGES := sanity-check verify-distributions memory-profile
 COMPILE_ARTIFACTS := $(CELLS:%=$(A)/%/compile.h5)
 CELL_ARTIFACTS := $(COMPILE_ARTIFACTS) $(foreach s,$(GPU_CELL_STAGES),$(CELLS:%=$(A)/%/$(s).h5))
 BASELINE_ARTIFACTS := $(foreach s,baseline-time memory-profile,$(EVAL_PROBLEMS:%=$(A)/baseline/%/$(s).h5))
-# Where the tables and figures go (make report ARTIFACTS=results/h200/artifacts
-# TABLES_DIR=results/h200/tables/paper PLOTS_DIR=results/h200/plots/paper re-renders the archive).
+# Where the tables and figures go (TABLES_DIR, PLOTS_DIR; `make report ARTIFACTS=<archive>
+# TABLES_DIR=... PLOTS_DIR=...` re-renders an archive, from its recorded inputs: below).
 TABLES := $(TABLES_DIR)/summary.csv
 
 .PHONY: all compile baselines cells checks report plots-check fidelity list
@@ -256,8 +256,51 @@ $(SUMMARY_GOAL):
 endif
 
 
-AGGREGATE = $(LAUNCH) $(BIN)/kb-aggregate --artifacts $(A) --problems '$(EVAL_PROBLEMS)' --models-csv $(MODELS_CSV) --submissions submissions \
-  --reference-csv reference/paper-tables.csv --out $(TABLES_DIR) --plots $(PLOTS_DIR) && \
+# A table is made from the artifacts and four inputs beside them: the problem set (every share's
+# denominator), models.csv, the models' extraction records (submissions/<model>/extraction.csv)
+# and the paper's figures (reference/paper-tables.csv). Each time a working tree's tables are made
+# those inputs are recorded in the tree, $(A)/report-inputs/ (problems.txt, models.csv,
+# paper-tables.csv, submissions/<model>/extraction.csv), so that the tree, once archived, is
+# reported from what made it: `make report ARTIFACTS=<archive>` uses the archive's record (PROBLEM
+# narrows its problem set) and gives the tables it gave, whatever problems, models or rows were
+# added since. REPORT_INPUTS=live reports an archive from today's inputs instead (and writes no
+# record into it); REPORT_INPUTS=recorded insists on a record. The working tree (the default
+# ARTIFACTS) is always reported from today's inputs.
+# (With PROBLEM set the tables go beside the full ones, and so does their record:
+# report-inputs-<problem>/; an archive reported with PROBLEM uses that record if it has one, else
+# the full record narrowed to PROBLEM.)
+REPORT_REC := $(A)/report-inputs$(if $(wildcard $(A)/report-inputs$(PROBLEM_SUFFIX)/problems.txt),$(PROBLEM_SUFFIX))
+REPORT_REC_OUT := $(A)/report-inputs$(PROBLEM_SUFFIX)
+ifeq ($(filter $(REPORT_INPUTS),recorded live),)
+ifneq ($(strip $(REPORT_INPUTS)),)
+$(error REPORT_INPUTS=$(REPORT_INPUTS) is not one of: recorded live (or empty: an archive's record when it has one))
+endif
+endif
+REPORT_FROM_RECORD := $(if $(filter report,$(GOALS)),$(if $(filter recorded,$(REPORT_INPUTS)),1,$(if \
+  $(filter live,$(REPORT_INPUTS))$(filter artifacts,$(ARTIFACTS:%/=%)),,$(if $(wildcard $(REPORT_REC)/problems.txt),1))))
+ifeq ($(REPORT_FROM_RECORD),1)
+ifeq ($(wildcard $(REPORT_REC)/problems.txt),)
+$(error REPORT_INPUTS=recorded: $(REPORT_REC)/problems.txt does not exist (no record in this tree: REPORT_INPUTS=live reports it from today's inputs))
+endif
+REC_PROBLEMS := $(shell cat $(REPORT_REC)/problems.txt)
+REPORT_PROBLEMS := $(if $(PICKED),$(filter $(PICKED),$(REC_PROBLEMS)),$(REC_PROBLEMS))
+REPORT_ARGS := --problems '$(REPORT_PROBLEMS)' --models-csv $(REPORT_REC)/models.csv --submissions $(REPORT_REC)/submissions \
+  --reference-csv $(REPORT_REC)/paper-tables.csv
+REPORT_NOTE := echo "make report: the inputs recorded in $(REPORT_REC) ($(words $(REPORT_PROBLEMS)) problems; REPORT_INPUTS=live for today's)" &&
+else
+REPORT_ARGS := --problems '$(EVAL_PROBLEMS)' --models-csv $(MODELS_CSV) --submissions submissions \
+  --reference-csv reference/paper-tables.csv
+# the record, written whole or not at all (an archive reported with REPORT_INPUTS=live keeps its own)
+ifneq ($(filter all,$(GOALS))$(filter artifacts,$(ARTIFACTS:%/=%)),)
+RECORD_INPUTS = && r=$(REPORT_REC_OUT).tmp.$$$$ && rm -rf $$r && mkdir -p $$r/submissions && \
+  printf '%s\n' $(EVAL_PROBLEMS) > $$r/problems.txt && cp $(MODELS_CSV) $$r/models.csv && \
+  cp reference/paper-tables.csv $$r/paper-tables.csv && \
+  for e in $(wildcard submissions/*/extraction.csv); do mkdir -p $$r/$$(dirname $$e) && cp $$e $$r/$$e || exit 1; done && \
+  rm -rf $(REPORT_REC_OUT) && mv $$r $(REPORT_REC_OUT)
+endif
+endif
+AGGREGATE = $(REPORT_NOTE) $(LAUNCH) $(BIN)/kb-aggregate --artifacts $(A) $(REPORT_ARGS) --out $(TABLES_DIR) --plots $(PLOTS_DIR) \
+  $(RECORD_INPUTS) && \
   { command -v gnuplot >/dev/null || { echo "gnuplot not found: tables made, figures skipped (install gnuplot-nox)"; exit 0; }; \
     for g in plots/*.gp; do gnuplot -e "dir='$(PLOTS_DIR)'" $$g || exit 1; done; \
     echo "tables: $(TABLES_DIR)/tables.md  figures: $(PLOTS_DIR)/"; }

@@ -2,8 +2,9 @@
 # ever silently ignored). Input: `find submissions -mindepth 1 -printf '%y %p\n'` (type, path). Prints
 # "path (why)" for every entry the pipeline would not read, separated by "; "; nothing when the
 # tree is good. The layout:
-#   submissions/<model>/                        <model>: letters, digits, . _ -; not baseline,
-#                                               tables or tables-* (the artifact tree's own: lib/core/kb_schema.h)
+#   submissions/<model>/                        <model>: letters, digits, . _ -; not baseline, tables,
+#                                               tables-*, report-inputs or report-inputs-* (the artifact
+#                                               tree's own: lib/core/kb_schema.h)
 #   submissions/<model>/{README.md,manifest.csv,extraction.csv (make extract),mutants.csv (make mutants)}
 #   submissions/<model>/levelN/                 N = 1, 2, 3
 #   submissions/<model>/levelN/NNN_name/        a problem's directory (names are checked by Make)
@@ -19,8 +20,8 @@ BEGIN { FS = "/" }
         if (type != "d") {
             if ($2 != "README.md") bad("not a model directory: samples go in submissions/<model>/levelN/NNN_name/sK.cu or sK.py")
         } else if ($2 !~ /^[A-Za-z0-9._-]+$/) bad("a model name may hold letters, digits, '.', '_', '-'")
-        else if ($2 == "baseline" || $2 ~ /^tables(-|$)/)
-            bad("a name the artifact tree keeps for itself (artifacts/<protocol>/baseline/, tables/, tables-<scope>/): rename the model")
+        else if ($2 == "baseline" || $2 ~ /^(tables|report-inputs)(-|$)/)
+            bad("a name the artifact tree keeps for itself (artifacts/<protocol>/baseline/, tables/, tables-<scope>/, report-inputs/): rename the model")
         else model[$2] = 1
         next
     }

@@ -23,11 +23,13 @@
 #define KB_FILE_MEMORY KB_H5(KB_STAGE_MEMORY)
 #define KB_FILE_BASELINE KB_H5(KB_STAGE_BASELINE)
 
-/* the directories of an artifacts tree that are not models: the baselines, and the tables of
- * `make report` (tables/) and of a scoped run (tables-<scope>/, e.g. PROBLEM=level1/019);
+/* the directories of an artifacts tree that are not models: the baselines, the tables of
+ * `make report` (tables/) and of a scoped run (tables-<scope>/, e.g. PROBLEM=level1/019), and the
+ * inputs those tables were made from (report-inputs/, report-inputs-<scope>/: mk/pipeline.mk);
  * tools/check-layout.awk refuses a model of these names */
 #define KB_DIR_BASELINE "baseline"
 #define KB_DIR_TABLES "tables"
+#define KB_DIR_REPORT_INPUTS "report-inputs"
 
 /* ---- root attributes of every file ------------------------------------------------------------ */
 #define KB_ROOT "/"

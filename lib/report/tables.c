@@ -571,11 +571,17 @@ static int check_sample_counts(const kb_report *r, size_t m, const char *models_
     return 0;
 }
 
-/* baseline/, tables/ and tables-<scope>/ (lib/core/kb_schema.h) */
+/* name, or name-<scope> */
+static int kb_dir_is(const char *name, const char *base)
+{
+    size_t n = strlen(base);
+    return !strncmp(name, base, n) && (!name[n] || name[n] == '-');
+}
+
+/* baseline/, tables/, tables-<scope>/, report-inputs/ and report-inputs-<scope>/ (lib/core/kb_schema.h) */
 static int kb_dir_is_reserved(const char *name)
 {
-    size_t n = strlen(KB_DIR_TABLES);
-    return !strcmp(name, KB_DIR_BASELINE) || (!strncmp(name, KB_DIR_TABLES, n) && (!name[n] || name[n] == '-'));
+    return !strcmp(name, KB_DIR_BASELINE) || kb_dir_is(name, KB_DIR_TABLES) || kb_dir_is(name, KB_DIR_REPORT_INPUTS);
 }
 
 int kb_report_load(kb_report *r, const char *artifacts, const char *const *problems, size_t n_problems,

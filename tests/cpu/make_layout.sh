@@ -49,9 +49,11 @@ layout "a space in a name" "$d/s 4.cu" "s 4.cu (a name with white space"
 layout "a sample not named sK" "$d/kernel.cu" "kernel.cu (not a sample"
 layout "a file at the top of submissions/" "submissions/$m.cu" "$m.cu (not a model directory"
 layout "a model with no level directory" "submissions/$m-empty/" "$m-empty (a model with no level1/"
-# the artifact tree's own directories (baseline/, tables/, a scoped run's tables-<scope>/) are no
+# the artifact tree's own directories (baseline/, tables/, a scoped run's tables-<scope>/, the
+# tables' recorded inputs report-inputs/) are no
 # model names: such a model's artifacts would be skipped by the tables or read as another's
 layout "a model named like the tables of a scoped run" "submissions/tables-$m/level1/" "tables-$m (a name the artifact tree keeps" "submissions/tables-$m"
+layout "a model named like the tables' recorded inputs" "submissions/report-inputs/level1/" "report-inputs (a name the artifact tree keeps" "submissions/report-inputs"
 if [ ! -e submissions/baseline ]; then
     layout "a model named baseline" "submissions/baseline/level1/" "baseline (a name the artifact tree keeps" "submissions/baseline"
 fi
