@@ -24,7 +24,7 @@
 # (same content, newer times), build/ and artifacts/ are first moved after it in time.
 # Exit status: the job's make (124 when cut by BUDGET); 2 on bad usage.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 usage() { sed -n '2,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//'; }
 job=${1:-}; [ $# -gt 0 ] && shift
 case $job in
@@ -49,10 +49,10 @@ start=$(date +%s); mkdir -p "$OUT"
 exec > >(tee -a "$OUT/$job.log") 2>&1
 export PATH=/usr/local/cuda/bin:$PATH
 d=${DEPS_PREFIX:-.deps}
-if [ -d "$d" ]; then export DEPS_PREFIX=$(cd "$d" && pwd); else unset DEPS_PREFIX; fi
+if [ -d "$d" ]; then DEPS_PREFIX=$(cd "$d" && pwd); export DEPS_PREFIX; else unset DEPS_PREFIX; fi
 left() { echo $(( BUDGET - ($(date +%s) - start) )); }
 # t CMD...: run a step, print its wall time and exit status
-t() { local s=$(date +%s) rc; "$@"; rc=$?; echo "[$(( $(date +%s) - s )) s, rc $rc] $*"; return $rc; }
+t() { local s rc; s=$(date +%s); "$@"; rc=$?; echo "[$(( $(date +%s) - s )) s, rc $rc] $*"; return $rc; }
 # lim CMD...: t under timeout, keeping RESERVE seconds for the archive
 lim() { local l=$(( $(left) - RESERVE )); [ "$l" -gt 5 ] || { echo "[skipped: budget spent] $*"; return 124; }; t timeout -k 5 "$l" "$@"; }
 
@@ -92,13 +92,13 @@ case $job in
     build) rc=0 ;;
     suite)
         lim make --no-print-directory test-gpu "$@"; rc=$?
-        files=($(ls "$art"/verdicts.csv "$art"/faults*.csv 2>/dev/null)) ;;
+        mapfile -t files < <(ls "$art"/verdicts.csv "$art"/faults*.csv 2>/dev/null) ;;
     all)
         lim make --no-print-directory -j"${JOBS:-6}" -k all "$@"; rc=$?
-        files=("$art"); for p in plots/paper plots/strict; do [ -d $p ] && files+=($p); done ;;
+        files=("$art"); for p in plots/paper plots/strict; do [ -d $p ] && files+=("$p"); done ;;
     fidelity)
         lim make --no-print-directory -j"${JOBS:-4}" -k fidelity "$@"; rc=$?
-        files=($(find "$art" \( -name 'fidelity.h5*' -o -name fidelity.csv \) 2>/dev/null | sort)) ;;
+        mapfile -t files < <(find "$art" \( -name 'fidelity.h5*' -o -name fidelity.csv \) 2>/dev/null | sort) ;;
 esac
 if [ ${#files[@]} -gt 0 ]; then
     pack() { tar cf - "$@" | xz -T0 -6 > "$OUT/$job.txz"; }
