@@ -30,7 +30,7 @@
  * Robust timer, power state. Run back to back, a compute-bound call drives the board into its
  * power limit within a second: on the H200, cuDNN's conv2d (4 ms) runs at 1828 MHz when it
  * starts from a rested GPU and sinks to 1751 MHz after 17 back-to-back samples, 3.6% slower
- * (bench/power-state.sh, NOTES.md). How far it sinks depends on what ran before, which made
+ * (bench/power-state.sh, docs/measurements.md). What ran before sets how far it sinks, which made
  * its robust median differ by up to 6% between runs. So every sample starts from the same state:
  *   - clock stamps (kb_dev_stamp) around e0..e1 give each sample's mean SM clock
  *     (clock_avg_mhz; SM 0's cycle counter against %globaltimer, +-1.6 MHz at 10 us);

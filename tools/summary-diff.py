@@ -2,8 +2,8 @@
 that differ, keyed by (model, level, condition), over the columns both have; rows only one has
 are counted, and listed with --all. Exit 0 when no common row differs, 1 otherwise, 2 on bad usage.
 Used to check that `make report` on archived artifacts still gives the archived tables:
-    make report PROBLEM=<the archive's problems> ARTIFACTS=results/h200/artifacts TABLES_DIR=/tmp/t PROTOCOL=paper
-    python3 tools/summary-diff.py results/h200/tables/paper/summary.csv /tmp/t/summary.csv
+    make report PROBLEM=<the archive's problems> ARTIFACTS=results/2026-11-29-demo-models/artifacts TABLES_DIR=/tmp/t PROTOCOL=paper
+    python3 tools/summary-diff.py results/2026-11-29-demo-models/tables/paper/summary.csv /tmp/t/summary.csv
 """
 import csv
 import sys

@@ -13,16 +13,17 @@
 #      to the default value recompiles them again (the stamp holds the value, not a date);
 #   4p. a .py sample's record depends on the Python and torch it is built for (stand-in
 #      interpreters): the same one leaves it up to date, another queues every .py sample, no .cu;
-#   5. GPU stages, without a GPU: the committed artifacts of results/h200/artifacts (if that
-#      directory exists) are copied in and touched newer than everything; `make -n all` (over the
-#      problems the archive covers) must then list no stage command;
+#   5. GPU stages, without a GPU: the committed artifacts of
+#      results/2026-11-29-demo-models/artifacts (if that directory exists) are copied in and
+#      touched newer than everything; `make -n all` (over the problems the archive covers) must
+#      then list no stage command;
 #   6. edits by content, in real runs of `make cells baselines` with the GPU stages replaced by a
 #      recorder (STAGE_RUN=tests/fixtures/fake-stage.sh; everything else, builds included, real): a
 #      comment in ops/pool.cu rebuilds the library but runs no stage; a code change there runs the
 #      pooling problem's stages only; touching the op-library headers rebuilds what includes them
 #      and runs no stage and recompiles no submission (the stages' binaries and the references
 #      count by content); touching kb/submission.h recompiles every submission.
-#      5 and 6 are skipped with a message while results/h200/artifacts does not exist.
+#      5 and 6 are skipped with a message while results/2026-11-29-demo-models/artifacts does not exist.
 set -uo pipefail
 # `make -n all` here is a plan, not a run: no GPU needed (the Makefile's up-front GPU check off)
 export KB_SKIP_GPU_CHECK=1
@@ -160,12 +161,12 @@ if [ -d submissions/demo-extract/level1/019_relu ]; then
 fi
 
 # ---- 5. GPU stages on committed artifacts --------------------------------------------------------
-if [ -d results/h200/artifacts ]; then
+if [ -d results/2026-11-29-demo-models/artifacts ]; then
     # the stage binaries first (a copied build older than its sources would relink them, and
     # every artifact would be older than its stage)
     mk build >"$tmp/5b.log" 2>&1 || FAIL "make build in the copy failed"
     rm -rf artifacts
-    cp -a results/h200/artifacts artifacts
+    cp -a results/2026-11-29-demo-models/artifacts artifacts
     sleep 1.1
     # one timestamp for every file: touching them one by one could leave a prerequisite
     # (sanity-check.h5) a few nanoseconds newer than its dependant (verify-distributions.h5)
@@ -180,7 +181,7 @@ if [ -d results/h200/artifacts ]; then
         FAIL "with up-to-date artifacts, make -n all would still run $(echo "$stages" | wc -l) stage commands:"
         echo "$stages" | head -5 | sed 's/^/    /'
     fi
-    echo "5. make -n all on results/h200/artifacts: $(echo -n "$stages" | grep -c . || true) stage commands"
+    echo "5. make -n all on results/2026-11-29-demo-models/artifacts: $(echo -n "$stages" | grep -c . || true) stage commands"
 
     # ---- 6. what an edit re-runs, in real runs: the GPU stages replaced by a recorder -------------
     # (tests/fixtures/fake-stage.sh writes an empty artifact where the stage would; the builds are real)
@@ -221,7 +222,7 @@ if [ -d results/h200/artifacts ]; then
     [ "$n2" = "$cells" ] || FAIL "touching kb/submission.h recompiled $n2 submissions, want all $cells"
     echo "6c. op-library headers touched: $n stages ran, $nc submissions recompiled; kb/submission.h touched: $n2 recompiled"
 else
-    echo "5. SKIPPED: results/h200/artifacts does not exist yet (the GPU-stage check needs committed artifacts)"
+    echo "5. SKIPPED: results/2026-11-29-demo-models/artifacts does not exist yet (the GPU-stage check needs committed artifacts)"
 fi
 
 [ "$fail" = 0 ] && echo "make is incremental: full, no-op, one cell, knob change"

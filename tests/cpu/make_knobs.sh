@@ -71,9 +71,9 @@ if [ ! -e /dev/nvidiactl ]; then
 fi
 # make report on ARTIFACTS=<tree>/paper (a level too deep): refused, nothing written
 t=$(mktemp -d)
-out=$(make report ARTIFACTS=results/h200/artifacts/paper TABLES_DIR="$t/tables" PLOTS_DIR="$t/plots" 2>&1) &&
+out=$(make report ARTIFACTS=results/2026-11-29-demo-models/artifacts/paper TABLES_DIR="$t/tables" PLOTS_DIR="$t/plots" 2>&1) &&
     { echo "FAIL: make report on a tree without paper/ passed"; fail=1; }
-grep -q "try ARTIFACTS=results/h200/artifacts PROTOCOL=paper" <<< "$out" || { echo "FAIL: report message: $out"; fail=1; }
+grep -q "try ARTIFACTS=results/2026-11-29-demo-models/artifacts PROTOCOL=paper" <<< "$out" || { echo "FAIL: report message: $out"; fail=1; }
 [ -z "$(ls -A "$t")" ] || { echo "FAIL: make report wrote $(ls "$t") for a missing tree"; fail=1; }
 rm -rf "$t"
 [ $fail = 0 ] && echo "make_knobs: every bad knob refused at parse time; make help unaffected; good values pass"

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # tests/cpu/mutation_results.sh -- the committed mutation report is what kb-mutation-report
-# makes of the committed artifacts: results/h200/mutation-artifacts.txz (the witnesses, both
-# protocols' checks and the special cells of session 16's H200 calls) and results/h200/mutants.csv
-# (the manifest) give back results/h200/mutation.csv, mutation-detail.csv and mutation-summary.md
+# makes of the committed artifacts: results/2026-12-03-mutation/artifacts.txz (the witnesses, both
+# protocols' checks and the special cells, as the H200 made them) and its mutants.csv
+# (the manifest) give back its mutation.csv, mutation-detail.csv and mutation-summary.md
 # byte for byte; the report keeps its contract (the issue's columns, >= 300 witnessed over >= 12
 # problems and all six families, strict >= 99% with no origin rejected); tools/false-rejections.sh
 # finds no honest sample rejected in that strict tree. A report tool that changes what it counts,
 # or a committed file edited by hand, fails here.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-R=results/h200
+R=results/2026-12-03-mutation
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kb-mutres.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -18,7 +18,7 @@ make --no-print-directory build/bin/kb-mutation-report build/bin/kb-h5get > /dev
 bin=$PWD/build/bin
 mkdir -p "$tmp/submissions/mutants"
 cp $R/mutants.csv "$tmp/submissions/mutants/mutants.csv"
-tar xJf $R/mutation-artifacts.txz -C "$tmp" || { echo "FAIL: $R/mutation-artifacts.txz does not unpack"; exit 1; }
+tar xJf $R/artifacts.txz -C "$tmp" || { echo "FAIL: $R/artifacts.txz does not unpack"; exit 1; }
 (
     cd "$tmp" || exit 1
     wit=$(ls artifacts/mutation/witness/level1/*.h5 | tr '\n' ' ')
