@@ -35,8 +35,8 @@ typedef struct kb_probe_result {
 void kb_probe_result_init(kb_probe_result *r);
 
 /* Work found by the device synchronisation after the stream was done: more than 0.1 ms (~7x the
- * 14.7 us an empty kernel's launch plus device synchronisation took on the H200,
- * results/h200/overhead.csv) and more than 5% of the call's event time is work that escaped
+ * ~14 us an empty kernel's launch plus device synchronisation takes on the H200,
+ * results/2026-11-29-harness-bench/overhead.csv) and more than 5% of the call's event time is work that escaped
  * args->stream. */
 int kb_probe_escaped(const kb_msg_called *c);
 

@@ -7,7 +7,7 @@
 # committed runs' artifact trees and logs (results/*/artifacts/, results/*/logs/).
 # A reference: a word of path characters with a slash in it that ends in an extension (a dot, a
 # letter, then letters or digits), as `docs/protocols.md`, `lib/core/stats.c` or `../lib/core/stats.c`;
-# also a bare root-level document name in capitals (`REPRODUCE.md`, `NOTES.md`; not the generic
+# also a bare root-level document name in capitals (`REPRODUCE.md`; not the generic
 # `README.md` of layout descriptions), which must be at the root or beside the citing file.
 # A reference is found when it names a tracked file or directory relative to the repository root,
 # to the citing file's directory or one above it, to include/, lib/ or gpu/ (a header name such as
@@ -32,7 +32,9 @@
 #   8. a first directory `tables/` or `out/`: a stage's output named relative to its output
 #      directory (artifacts/<protocol>/tables/, a stage's --out);
 #   9. in a test (tests/...), a first directory that is not one of the repository's top-level
-#      directories: a file the test makes in its own scratch directory (`r/s0.txt`, `alpha/...`).
+#      directories: a file the test makes in its own scratch directory (`r/s0.txt`, `alpha/...`);
+#  10. a path at a commit, `<commit>:path` (what `git show <commit>:path` prints): a file the
+#      history keeps, cited as such.
 # Run from anywhere; prints each missing reference as file:line: path, then PASS or FAIL.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -47,9 +49,9 @@ skip=(':(exclude)*.h5' ':(exclude)*.tgz' ':(exclude)*.txz' ':(exclude)*.tar' ':(
       ':(exclude)*.log' ':(exclude,glob)results/*/artifacts/**' ':(exclude,glob)results/*/logs/**')
 # the words, file:line:word, one per line: paths, then bare document names (the character before
 # the name dropped)
-word='[A-Za-z0-9_.$%*?{}<>@~+-]*/[A-Za-z0-9_./$%*?{}<>@~+-]*\.[A-Za-z][A-Za-z0-9]*'
+word='([0-9a-f]{7,40}:)?[A-Za-z0-9_.$%*?{}<>@~+-]*/[A-Za-z0-9_./$%*?{}<>@~+-]*\.[A-Za-z][A-Za-z0-9]*'
 git grep -I -n -o -E "$word" -- . "${skip[@]}" > "$tmp/words" || [ $? = 1 ]
-git grep -I -n -o -E '(^|[^A-Za-z0-9_./-])[A-Z][A-Z0-9_-]*\.md\b' -- . "${skip[@]}" |
+git grep -I -n -o -E '(^|[^A-Za-z0-9_./:-])[A-Z][A-Z0-9_-]*\.md\b' -- . "${skip[@]}" |
     sed -E 's/^([^:]*:[0-9]+:)[^A-Z]/\1/' >> "$tmp/words" || [ $? = 1 ]
 
 # the references not found among the tracked files (rules 1-4, 7-9 applied):
@@ -83,6 +85,7 @@ FNR == NR {
         print f ":" ln ": " w "\t" w "\t" > out
         next
     }
+    if (w ~ /^[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]*:/) next   # rule 10
     if (w ~ /[$%*?{}<>@~]/) next                                        # rule 1
     if (w ~ /^\//) next                                                 # rule 2
     t = w; up = 0
