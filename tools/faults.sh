@@ -16,7 +16,7 @@ done
 bad=0
 echo "submission,fault,expected_outcome,got_outcome,other_cells_ok,detail" > "$out"
 while IFS=, read -r sample fault expected notes; do
-    f=$(ls "$A"/demo-faults/level1/*/"$sample"/sanity-check.h5 2>/dev/null | head -1)
+    f=$(ls "$A"/demo-faults/level1/*/"$sample"/sanity-check.h5 2>/dev/null | head -1 || true)
     if [ -n "$f" ]; then
         got=$($get "$f" / outcome)
         detail=$($get "$f" / outcome_detail | tr ',"\n' ';  ' | cut -c1-160)

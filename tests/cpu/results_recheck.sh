@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# tests/cpu/results_recheck.sh -- every committed results folder re-makes what it derives from its
+# archived artifacts with today's code, byte for byte (no GPU):
+#   - a folder with tables/<protocol>/: `make report` over its archive, from the inputs recorded
+#     in the archive (tools/results-report.sh says what is compared and the one provenance field
+#     left out);
+#   - a folder with fidelity.csv and artifacts.tgz: tools/fidelity-csv.sh over the archive gives
+#     fidelity.csv and the figure's data (fidelity.dat); likewise fidelity-082-086-093.csv from
+#     artifacts-082-086-093.tgz;
+#   - the mutation report is tests/cpu/mutation_results.sh's.
+# Then the check itself must be able to fail: a committed table with one changed byte is reported.
+# Needs kb-aggregate and kb-h5get (BUILD, default build).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+export BUILD
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kb-recheck.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+FAIL() { echo "FAIL: $*"; fail=1; }
+n=0
+for d in results/*/; do
+    d=${d%/}
+    if [ -d "$d/tables" ]; then
+        bash tools/results-report.sh "$d" || fail=1
+        n=$((n + 1))
+    fi
+    for pair in "fidelity.csv artifacts.tgz" "fidelity-082-086-093.csv artifacts-082-086-093.tgz"; do
+        set -- $pair
+        [ -f "$d/$1" ] && [ -f "$d/$2" ] || continue
+        x=$tmp/${d##*/}-$1
+        mkdir -p "$x" && tar xzf "$d/$2" -C "$x" || { FAIL "$d/$2 does not unpack"; continue; }
+        bash tools/fidelity-csv.sh "$x/artifacts/paper" "$x/out.csv" "$x" > "$x/log" 2>&1 || { FAIL "$d: tools/fidelity-csv.sh failed"; tail -3 "$x/log"; continue; }
+        cmp -s "$x/out.csv" "$d/$1" || { FAIL "$d/$1 is not what tools/fidelity-csv.sh makes of $2"; diff "$d/$1" "$x/out.csv" | head -5; }
+        if [ "$1" = fidelity.csv ] && [ -f "$d/fidelity.dat" ]; then
+            cmp -s "$x/fidelity.dat" "$d/fidelity.dat" || FAIL "$d/fidelity.dat is not what tools/fidelity-csv.sh makes of $2"
+        fi
+        [ $fail = 1 ] || echo "ok: $d/$1: tools/fidelity-csv.sh over $2 gives it byte for byte"
+        n=$((n + 1))
+    done
+done
+[ $n -gt 0 ] || FAIL "no results folder with tables or a fidelity report found"
+# the check can fail: a copy of a folder whose archive is a tarball (so that the tables name it
+# as they do in place) passes as it is, and fails on one changed byte of its summary
+src=$(ls -d results/*/artifacts.t?z 2>/dev/null | while read -r a; do [ -d "${a%/*}/tables" ] && echo "${a%/*}"; done | head -1)
+if [ -n "$src" ]; then
+    c=$tmp/copy/${src##*/}
+    mkdir -p "$tmp/copy" && cp -r "$src" "$tmp/copy/"
+    bash tools/results-report.sh "$c" > "$tmp/copy.log" 2>&1 || { FAIL "an unchanged copy of $src does not pass:"; tail -5 "$tmp/copy.log"; }
+    f=$(ls "$c"/tables/*/summary.csv | head -1)
+    sed -i '2s/[0-9]/X/' "$f"
+    out=$(bash tools/results-report.sh "$c" 2>&1)
+    grep -q "^diff -r .*/summary.csv " <<< "$out" || FAIL "a changed committed table was not reported: $out"
+else
+    FAIL "no results folder with tables and a tarball to check the check on"
+fi
+[ $fail = 0 ] && echo "results_recheck: $n derived results re-made from their archives byte for byte; a changed table is caught"
+exit $fail
