@@ -46,6 +46,8 @@ kb_tensor kb_rdivs(kb_ref *r, kb_tensor out, double s, kb_tensor a); /* s / a */
 kb_tensor kb_pows(kb_ref *r, kb_tensor out, kb_tensor a, double e);  /* a ** e */
 /* torch.clamp(a, lo, hi); pass NAN for a missing bound (clamp_min / clamp_max). NaN stays NaN. */
 kb_tensor kb_clamp(kb_ref *r, kb_tensor out, kb_tensor a, double lo, double hi);
+kb_tensor kb_clamp_min(kb_ref *r, kb_tensor out, kb_tensor a, double lo); /* torch.clamp(a, min=lo), clamp_min */
+kb_tensor kb_clamp_max(kb_ref *r, kb_tensor out, kb_tensor a, double hi); /* torch.clamp(a, max=hi), clamp_max */
 /* comparisons with a scalar -> KB_BOOL */
 kb_tensor kb_gts(kb_ref *r, kb_tensor out, kb_tensor a, double s); /* a > s */
 
@@ -59,6 +61,13 @@ kb_tensor kb_gelu_tanh(kb_ref *r, kb_tensor out, kb_tensor x); /* approximate='t
 kb_tensor kb_selu(kb_ref *r, kb_tensor out, kb_tensor x);
 kb_tensor kb_elu(kb_ref *r, kb_tensor out, kb_tensor x, double alpha);
 kb_tensor kb_hardsigmoid(kb_ref *r, kb_tensor out, kb_tensor x);
+kb_tensor kb_hardswish(kb_ref *r, kb_tensor out, kb_tensor x); /* F.hardswish: x * relu6(x + 3) / 6 */
+kb_tensor kb_mish(kb_ref *r, kb_tensor out, kb_tensor x);      /* F.mish: x * tanh(softplus(x)) */
+/* nn.Dropout / F.dropout(x, p, training): training != 0 draws a keep mask with probability 1 - p
+ * and scales the kept values by 1 / (1 - p) (eager's fused_dropout); training == 0 or p == 0 is
+ * the identity (a copy into out, or out = x when out is KB_NEW). docs/protocols.md says how a
+ * problem whose output depends on the mask is checked. */
+kb_tensor kb_dropout(kb_ref *r, kb_tensor out, kb_tensor x, double p, int training);
 kb_tensor kb_hardtanh(kb_ref *r, kb_tensor out, kb_tensor x, double min_val, double max_val);
 kb_tensor kb_softplus(kb_ref *r, kb_tensor out, kb_tensor x, double beta, double threshold);
 kb_tensor kb_abs(kb_ref *r, kb_tensor out, kb_tensor x);

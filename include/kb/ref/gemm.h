@@ -51,6 +51,10 @@ kb_tensor kb_mm(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);     /* [M,K
 kb_tensor kb_bmm(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);    /* [B,M,K] @ [B,K,N] */
 kb_tensor kb_mv(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor x);     /* [M,K] @ [K] -> [M] */
 kb_tensor kb_dot(kb_ref *r, kb_tensor out, kb_tensor x, kb_tensor y);    /* [K] . [K] -> 0-d */
+/* nn.Linear / F.linear(x, weight, bias): x [..., in] @ weight[out, in]^T (+ bias[out]), as eager
+ * runs it: addmm with cuBLASLt's bias epilogue where eager takes that path, else the GEMM and
+ * eager's bias kernel; bias may be KB_NEW (bias=False). */
+kb_tensor kb_linear(kb_ref *r, kb_tensor out, kb_tensor x, kb_tensor weight, kb_tensor bias);
 
 /* ---- raw (pointer level), cuBLAS's column-major arguments as at::cuda::blas takes them ------ */
 

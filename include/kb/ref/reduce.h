@@ -35,6 +35,16 @@ kb_tensor kb_min_dim(kb_ref *r, kb_tensor values, kb_tensor indices, kb_tensor x
 kb_tensor kb_argmax(kb_ref *r, kb_tensor out, kb_tensor x, int dim, int keepdim);
 kb_tensor kb_argmin(kb_ref *r, kb_tensor out, kb_tensor x, int dim, int keepdim);
 
+/* Reductions over several dimensions at once (x.sum(dim=(2, 3)), x.mean([2, 3, 4], keepdim=True),
+ * torch.amax(x, (1, 2))): one reduction kernel over the dims given (any order, negative allowed),
+ * as eager's TensorIterator reduces them together. */
+kb_tensor kb_sum_dims(kb_ref *r, kb_tensor out, kb_tensor x, const int *dims, int ndims, int keepdim);
+kb_tensor kb_mean_dims(kb_ref *r, kb_tensor out, kb_tensor x, const int *dims, int ndims, int keepdim);
+kb_tensor kb_amax_dims(kb_ref *r, kb_tensor out, kb_tensor x, const int *dims, int ndims, int keepdim);
+/* torch.logsumexp(x, dims, keepdim): eager's composite (amax, the infinite maxima masked to 0,
+ * exp(x - max), sum, log, + max), one kernel per step as eager launches them. */
+kb_tensor kb_logsumexp(kb_ref *r, kb_tensor out, kb_tensor x, const int *dims, int ndims, int keepdim);
+
 /* Raw (pointer-level) entry point of the family, kb/ops.h conventions: x contiguous fp32 viewed
  * as [outer, len, inner], reduced over len into [outer * inner] outputs. Value reductions write
  * `values` (indices must be NULL); KB_RED_MAX_IDX / KB_RED_MIN_IDX write the float values and/or
