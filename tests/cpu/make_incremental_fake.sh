@@ -5,5 +5,5 @@
 # object from gcc). The same steps with the real nvcc, and the GPU-stage steps 5 and 6 (edits of
 # the op library, rebuilt by nvcc): make_incremental.sh, slow tier.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 INCR_SUBSET=level1/001,level1/019,level1/095 INCR_NVCC=$PWD/tests/fixtures/fake-nvcc exec bash tests/cpu/make_incremental.sh
