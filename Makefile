@@ -3,7 +3,7 @@
 #   make deps                 install the Debian packages the build needs (root)
 #   make all MODEL=<name>     evaluate one model (all models if MODEL is empty), then report
 #   make report               tables and plots from the artifacts that exist (no GPU needed)
-#   make test                 CPU test suite (what CI runs);  make test-gpu: GPU suite
+#   make test                 CPU tests, fast tier;  make test-slow: slow tier;  make test-gpu: GPU suite
 #   make help                 every target and knob
 comma := ,
 # The rules live in mk/, one file per concern, read in this order (each uses what the ones
@@ -27,7 +27,8 @@ include mk/goals.mk mk/build.mk mk/pipeline.mk mk/llm.mk mk/mutation.mk mk/test.
 #: problems               the problem objects only
 #: list                   every problem with its status per model (samples, compiled, passed, verified)
 #: gpu-check              is there a usable CUDA device? (exit 3 if not)
-#: test                   the CPU suite (what CI runs; builds what it needs)
+#: test                   the CPU suite's fast tier, in parallel (builds what it needs; tests/README.md)
+#: test-slow              the CPU suite's slow tier: the real nvcc and torch builds of every sample, Slurm
 #: test-gpu               the GPU suite (both protocols' pipelines, verdicts, faults, fidelity, kill/resume)
 #: help                   this list
 help:

@@ -97,7 +97,10 @@ WITNESS_MEMORY ?= 16
 SAN ?=
 # Extra compiler flags for the host code, e.g. WERROR=-Werror.
 WERROR ?=
-# Jobs `make test` builds with (default: one per core).
+# Jobs `make test` and `make test-slow` run at a time, tests and builds (default: one per core).
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Only these tests of the tier, by name (make test TESTS='prompts test_abi'; tests/README.md lists
+# them); empty = all.
+TESTS ?=
 # 1: skip the Makefile's up-front check for an NVIDIA driver (the stages still ask CUDA).
 KB_SKIP_GPU_CHECK ?=

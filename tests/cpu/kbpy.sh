@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# CPU tests of py/kbpy (the .py submission builder). Needs a python with torch for the build tests:
+# CPU tests of py/kbpy (the .py submission builder), tests/cpu/test_kbpy.py less its real builds
+# (class TestBuild: compilers for minutes, tests/cpu/kbpy_build.sh in the slow tier). Needs a
+# python with torch for the torch-equivalence tests:
 #   KB_PYTHON=/path/to/python tests/cpu/kbpy.sh      (default: python3)
 #   KB_PY_TESTS=skip tests/cpu/kbpy.sh               (torch-free tests only)
 set -euo pipefail
@@ -12,6 +14,13 @@ elif ! "$PY" -c 'import torch' >/dev/null 2>&1; then
   echo "torch not importable by $PY: install it (pip install torch)" >&2
   exit 1
 fi
-# the build tests compile for sm_90 without a GPU
 export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0+PTX}
-exec nice "$PY" -m unittest -v tests.cpu.test_kbpy
+# every test class of the module but TestBuild
+exec "$PY" - <<'PYEOF'
+import sys, unittest
+import tests.cpu.test_kbpy as t
+loader = unittest.defaultTestLoader
+suite = unittest.TestSuite(loader.loadTestsFromTestCase(c) for n, c in sorted(vars(t).items())
+                           if isinstance(c, type) and issubclass(c, unittest.TestCase) and c is not t.TestBuild)
+sys.exit(not unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful())
+PYEOF

@@ -24,6 +24,13 @@
 #      and runs no stage and recompiles no submission (the stages' binaries and the references
 #      count by content); touching kb/submission.h recompiles every submission.
 #      5 and 6 are skipped with a message while results/2026-11-29-demo-models/artifacts does not exist.
+# This is the slow tier's test (real nvcc runs). The fast tier runs steps 1-4p through
+# tests/cpu/make_incremental_fake.sh, which sets:
+#   INCR_SUBSET=level1/001,...  the problems of the compile steps (default: the twelve below); the
+#                               touched cell of step 3 is the last sample of the last one
+#   INCR_NVCC=PATH              kb-compile's nvcc (make compile NVCC=PATH), a stand-in such as
+#                               tests/fixtures/fake-nvcc; steps 5 and 6 are then not run (they
+#                               rebuild the op library, which needs the real nvcc)
 set -uo pipefail
 # `make -n all` here is a plan, not a run: no GPU needed (the Makefile's up-front GPU check off)
 export KB_SKIP_GPU_CHECK=1
@@ -53,7 +60,7 @@ B=$tmp/build
 cd "$tmp/repo" || exit 1
 # The compile steps run over a subset of the problems (the twelve the archived H200 artifacts
 # cover): every cell of all 100 would be ~300 nvcc runs for steps 1 and 4; the graph is the same.
-SUBSET=level1/001,level1/003,level1/019,level1/023,level1/026,level1/033,level1/040,level1/042,level1/047,level1/055,level1/057,level1/095
+SUBSET=${INCR_SUBSET:-level1/001,level1/003,level1/019,level1/023,level1/026,level1/033,level1/040,level1/042,level1/047,level1/055,level1/057,level1/095}
 cells=0
 for p in ${SUBSET//,/ }; do
     cells=$((cells + $(find submissions/$MODEL/${p%%/*} -path "submissions/$MODEL/${p}_*/*.cu" | wc -l)))
@@ -61,7 +68,7 @@ done
 echo "copy: $(find . -type f | wc -l) files, $cells $MODEL cells of $(tr ',' '\n' <<< "$SUBSET" | wc -l) problems, build copied from $BUILD_SRC"
 
 # (a PROBLEM= on the command line of mk overrides the subset)
-mk() { make --no-print-directory BUILD="$B" MODEL=$MODEL PROBLEM="$SUBSET" "$@"; }
+mk() { make --no-print-directory BUILD="$B" MODEL=$MODEL PROBLEM="$SUBSET" ${INCR_NVCC:+NVCC="$INCR_NVCC"} "$@"; }
 # a stage line, after its progress tag "[k/N, ETA ...] " when make shows one
 CL='^(\[[0-9]+/[0-9]+[^]]*\] )?\[compile'
 compile_lines() { grep -cE "$CL" "$1" || true; }
@@ -96,7 +103,8 @@ awk -v t="$dt" 'BEGIN { exit !(t < 30) }' || FAIL "a no-op make compile took $dt
 echo "2. make -q compile: exit $q; second make compile: $n cells in $dt s"
 
 # ---- 3. one touched submission -------------------------------------------------------------------
-victim=$(find submissions/$MODEL -path "submissions/$MODEL/level1/095_*/*.cu" | LC_ALL=C sort | tail -1)
+last=${SUBSET##*,}
+victim=$(find submissions/$MODEL -path "submissions/$MODEL/${last}_*/*.cu" | LC_ALL=C sort | tail -1)
 cell=${victim#submissions/$MODEL/}
 cell=${cell%.cu}
 sleep 1.1 # coarse file systems: make compares mtimes
@@ -161,7 +169,9 @@ if [ -d submissions/demo-extract/level1/019_relu ]; then
 fi
 
 # ---- 5. GPU stages on committed artifacts --------------------------------------------------------
-if [ -d results/2026-11-29-demo-models/artifacts ]; then
+if [ -n "${INCR_NVCC:-}" ]; then
+    echo "5, 6: not run with INCR_NVCC=$INCR_NVCC (they rebuild the op library with the real nvcc: make_incremental.sh)"
+elif [ -d results/2026-11-29-demo-models/artifacts ]; then
     # the stage binaries first (a copied build older than its sources would relink them, and
     # every artifact would be older than its stage)
     mk build >"$tmp/5b.log" 2>&1 || FAIL "make build in the copy failed"
