@@ -4,7 +4,8 @@
 #
 # Scanned: every tracked text file (git grep -I leaves binaries out), except data, archives and
 # captured output: HDF5, tarballs and compressed files, images, CSV/TSV tables, logs, and the
-# committed runs' artifact trees and logs (results/*/artifacts/, results/*/logs/).
+# committed runs' artifact trees, logs and the tables made from them (results/*/artifacts/,
+# results/*/logs/, results/*/tables/, results/*/plots/: they name paths of the machine that made them).
 # A reference: a word of path characters with a slash in it that ends in an extension (a dot, a
 # letter, then letters or digits), as `docs/protocols.md`, `lib/core/stats.c` or `../lib/core/stats.c`;
 # also a bare root-level document name in capitals (`REPRODUCE.md`; not the generic
@@ -46,7 +47,8 @@ git ls-files > "$tmp/tracked"
 skip=(':(exclude)*.h5' ':(exclude)*.tgz' ':(exclude)*.txz' ':(exclude)*.tar' ':(exclude)*.tar.*'
       ':(exclude)*.gz' ':(exclude)*.xz' ':(exclude)*.bz2' ':(exclude)*.zip'
       ':(exclude)*.png' ':(exclude)*.svg' ':(exclude)*.pdf' ':(exclude)*.csv' ':(exclude)*.tsv'
-      ':(exclude)*.log' ':(exclude,glob)results/*/artifacts/**' ':(exclude,glob)results/*/logs/**')
+      ':(exclude)*.log' ':(exclude,glob)results/*/artifacts/**' ':(exclude,glob)results/*/logs/**'
+      ':(exclude,glob)results/*/tables/**' ':(exclude,glob)results/*/plots/**')
 # the words, file:line:word, one per line: paths, then bare document names (the character before
 # the name dropped)
 word='([0-9a-f]{7,40}:)?[A-Za-z0-9_.$%*?{}<>@~+-]*/[A-Za-z0-9_./$%*?{}<>@~+-]*\.[A-Za-z][A-Za-z0-9]*'

@@ -2,7 +2,7 @@
 # tests/cpu/problems_load.sh -- every problem object loads and validates: every
 # problems/levelN/NNN_name.c of config.mk's LEVELS has its object $BUILD/problems/levelN/NNN_name.so,
 # which dlopens (libkbops.so found through its rpath), exports only kb_problem_descriptor,
-# validates (lib/problem_load.c) and carries its own id. The checker is tests/cpu/check_problems.c,
+# validates (lib/core/problem_load.c) and carries its own id. The checker is tests/cpu/check_problems.c,
 # built by the Makefile's test rule. Run from the repository root with BUILD set (make test does
 # both); no GPU. (That every submission compiles as expected: compile_all.sh, slow tier.)
 set -uo pipefail
