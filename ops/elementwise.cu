@@ -43,19 +43,23 @@
  *               multiplied in float on the host (ActivationEluKernel.cu); selu is
  *               elu(alpha = 1.6732632423543772, scale = 1.0507009873554805) as at::selu calls it
  *   hardsigmoid min(max(x + 3, 0), 6) * (1/6)                  (ActivationHardsigmoidKernel.cu)
+ *   hardswish   x * std::min(std::max(x + 3, 0), 6) * (1/6)    (ActivationHardswishKernel.cu)
+ *   mish        x * tanh(log1p(exp(x)))                        (ActivationMishKernel.cu)
  *   hardtanh    clamp(x, min, max)                             (at::hardtanh_out calls clamp)
- *   clamp       isnan(x) ? x : min(max(x, lo), hi)
+ *   clamp       isnan(x) ? x : min(max(x, lo), hi); clamp_min / clamp_max one side of it
  *   softplus    x * beta > threshold ? x : log1p(exp(x * beta)) / beta
  *   div         a / b; a / scalar is a * (1 / s) (div_true_kernel_cuda's CPU-scalar case)
  *   pow scalar  PowKernel.cu's special cases (2, 3, -2, 0.5 sqrt, -0.5 rsqrt, -1 reciprocal;
  *               0 -> fill 1 and 1 -> copy as Pow.cpp), else powf
- *   maximum/minimum propagate NaN; where cond ? a : b; gts a > s (bool)
+ *   maximum/minimum propagate NaN; where cond ? a : b; gts a > s, eqs a == s (bool);
+ *   masked_fill mask ? value : self (IndexKernel.cu masked_fill_kernel, float and bool operands)
  * Copies: same-dtype contiguous -> cudaMemcpyAsync (copy_device_to_device's memcpy case), else
  * the engine with a cast functor (direct_copy_kernel_cuda); fill/zeros: a nullary functor on
  * the vectorized path (fill_kernel_cuda). triu/tril: triu_tril_kernel's geometry (512 threads,
  * 8 bytes per thread). flip: the offset path over a negatively strided input (flip_kernel).
  * cat2: CatArrayBatchedCopy's contiguous form (grid (blocks, tensors), 128 threads, 16-byte
- * vectors when aligned).
+ * vectors when aligned). dropout: Dropout.cu's own kernels (at the end of this file), not the
+ * engine.
  *
  * Napkin math (L1/19 ReLU etc.: x (4096, 393216) fp32, 6 GiB): 6.44 GB read + 6.44 GB written =
  * 12.9 GB; at ~4.2 TB/s of read+write bandwidth that is ~3.1 ms, what eager PyTorch takes on the
@@ -66,6 +70,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+
+#include <curand_kernel.h>
 
 #include "kb/ref.h"
 #include "intdiv.cuh"
@@ -2103,15 +2109,15 @@ extern "C" kb_tensor kb_diag(kb_ref *r, kb_tensor out, kb_tensor v)
  * returned and the mask dropped (std::get<0> of the tuple). Contiguous, 16-byte aligned and
  * n % 4 == 0 (get_vector_size: 16 / sizeof(float) = 4, halved until it divides n):
  * fused_dropout_kernel_vec<VEC = 4> (one float4 load, one float4 store, one 4-byte mask store per
- * 4 elements, grid-stride); VEC = 2 when x is only 8-byte aligned or n % 4 == 2 (a fresh draw every
- * iteration, its first two uniforms used: PyTorch's gridxvec_loop_state never leaves 0, so its
- * reuse branch is dead code, kept here as written); otherwise fused_dropout_kernel (4 elements at stride grid * 256,
- * the loop run to the rounded size so every thread draws the same number of times). Launch
+ * 4 elements, grid-stride); VEC = 2 when x is only 8-byte aligned or n % 4 == 2 (a fresh draw
+ * every iteration, its first two uniforms used: PyTorch's gridxvec_loop_state never leaves 0, so
+ * its reuse branch is dead code, kept here as written); otherwise fused_dropout_kernel (4
+ * elements at stride grid * 256, the loop run to the rounded size so every thread draws the same
+ * number of times). Launch
  * bounds (256, 4); unsigned 32-bit indices when n < INT32_MAX (canUse32BitIndexMath), else
  * 64-bit. Where it differs: PyTorch takes seed and offset from the default CUDA generator and
  * advances its offset per call; here they are fixed (kDropoutSeed, offset 0), so the reference is
- * reproducible run to run and the mask cannot be PyTorch's anyway (docs/protocols.md). */
-#include <curand_kernel.h>
+ * reproducible run to run; the mask cannot be PyTorch's anyway. */
 
 namespace {
 

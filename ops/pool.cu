@@ -41,6 +41,9 @@
  *   element address is sum(i_d * stride_d) in 64-bit with the strides (the last one, 1, too) as
  *   runtime values; this file does the same. Float sum in (t, h, w) order, then sum / (float)divisor.
  *
+ * adaptive_avg_pool{1,2,3}d to an output of 1: the mean over the spatial dims (kb_mean_dims), as
+ *   AdaptivePooling.cpp dispatches it; other output sizes are not implemented (at the end).
+ *
  * Output extent: pooling_output_shape (floor, or ceil with the "last window starts inside the
  * input or left padding" correction). Napkin math per problem is in the problems' headers; the
  * 2-D max pool (L1/42, 535 M outputs x 16 loads, 8.6 GB with the indices) measured 10.93 ms on

@@ -2,7 +2,9 @@
  * ops/reduce.cu -- reductions and arg-reductions of one dimension (or of the whole tensor) of a
  * tensor viewed as [outer, len, inner]: the raw kb_op_reduce_dim (kb/ops.h) and kb_op_reduce
  * (kb/ref/reduce.h), and the tensor-level kb_sum / kb_mean / kb_prod / kb_amax / kb_amin / kb_norm
- * / kb_max_dim / kb_min_dim / kb_argmax / kb_argmin of kb/ref/reduce.h.
+ * / kb_max_dim / kb_min_dim / kb_argmax / kb_argmin of kb/ref/reduce.h, the several-dim
+ * kb_sum_dims / kb_mean_dims / kb_amax_dims (neighbouring reduced dims coalesce into one len, as
+ * TensorIterator coalesces them) and torch.logsumexp's composite (kb_logsumexp, at the end).
  *
  * Eager PyTorch runs every one of these as gpu_reduce_kernel (ATen/native/cuda/Reduce.cuh) with
  * an op struct (SharedReduceOps.h): func_wrapper(a + b) for sum (ReduceSumProdKernel.cu), a * b
@@ -57,8 +59,9 @@
  * OffsetCalculator input path (one reduced dim: TensorIterator's input calculator always has
  * dims == 1 here; with len == 1 PyTorch's dims == 0 path reads the single element at offset 0, as
  * the strided path does); blockIdx.y is capped at 65535 (a 32-bit-indexable launch never needs
- * more). Only contiguous inputs and one reduced dimension (or all of them) are supported; the
- * tensor-level ops fail the scope with a message otherwise.
+ * more). Only contiguous inputs and one reduced dimension -- one dim, all of them, or a block of
+ * neighbouring dims coalesced into one -- are supported; the tensor-level ops fail the scope with
+ * a message otherwise.
  *
  * Napkin math, L1/47: x (128, 4096, 4095) fp32 = 8.59 GB read once, 2 MB written. Column
  * reduction: 4 launches of 32 * 4095 = 131040 outputs, block (32, 16) = 512 threads, 4095 blocks

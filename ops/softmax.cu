@@ -12,6 +12,12 @@
  *                  read once into shared memory with float4 loads;
  *     else:        cunn_SoftMaxForward -- three float4 passes over global memory (max, sum of
  *                  exp, write), as in PyTorch.
+ * A softmax over a middle dim (inner > 1: softmax(dim=1) of NCHW / NCDHW) is host_softmax's other
+ * branch, cunn_SpatialSoftMaxForward: block (dim threads, inner threads), dim threads only when
+ * inner <= 64 and dim >= 64 (a shared-memory tree over threadIdx.x), else one thread per (outer,
+ * inner) position looping over dim three times (max, sum of exp, write); the grid from the
+ * kernel's occupancy, inner over grid.y first, then outer over grid.x; int indices when the input
+ * is 32-bit indexable, else int64.
  * Math in float, as PyTorch: max, then sum of expf(x - max), then expf(x - max) / sum, or
  * x - max - logf(sum) for log_softmax. The block reductions are warp shuffles, then the first
  * warp over the per-warp partials (cuda_utils::BlockReduce).

@@ -79,8 +79,8 @@ kb_tensor kb_mish(kb_ref *r, kb_tensor out, kb_tensor x);
  * Where it differs: the Philox seed and offset are fixed (eager's come from the CUDA generator and
  * advance per call), so the mask is reproducible, never PyTorch's. training == 0 or p == 0 is the
  * identity (out = x when out is KB_NEW, else a copy into out); p == 1 is x * zeros({}) (a 0-d
- * fill, then the broadcast mul), as _dropout_impl. docs/protocols.md says how a problem whose
- * output depends on the mask is checked. */
+ * fill, then the broadcast mul), as _dropout_impl. A problem whose output depends on the mask
+ * cannot be compared with eager's element by element: the masks differ. */
 kb_tensor kb_dropout(kb_ref *r, kb_tensor out, kb_tensor x, double p, int training);
 kb_tensor kb_hardtanh(kb_ref *r, kb_tensor out, kb_tensor x, double min_val, double max_val);
 kb_tensor kb_softplus(kb_ref *r, kb_tensor out, kb_tensor x, double beta, double threshold);
