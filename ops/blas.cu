@@ -983,3 +983,98 @@ extern "C" kb_tensor kb_matmul(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor 
     kb_drop(r, own2);
     return kb_ref_ok(r) ? c : kb_ref_none();
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* nn.Linear at tensor level: F.linear as eager runs it (aten/src/ATen/native/Linear.cpp).     */
+
+/* addmm(bias, x, W^T) into y[M,N] for contiguous x [M,K], W [N,K] and a 1-D contiguous bias [N]:
+ * addmm_out_cuda_impl. isInputCompliesAddmmCudaLt (beta 1, 2-D contiguous result, 1-D contiguous
+ * bias of N, fp32, mat1 = x and mat2 = W^T with every size > 1) sends it to gemm_and_bias
+ * (cublasLtMatmul, CUBLASLT_EPILOGUE_BIAS: linear_lt) with the bias pointer and no copy; when
+ * cuBLASLt declines (no algorithm, CUBLAS_STATUS_NOT_SUPPORTED) addmm recurses with Lt disabled.
+ * Without Lt: resize, copy_ of the bias expanded to [M, N] into the result (TensorIterator's copy
+ * kernel over a stride-0 row: kb_copy), then K == 0: at::mul_out(result, bias.expand, beta = 1
+ * as a CPU scalar), else launchGemmCublas: cublasSgemm('t', 'n', N, M, K, W, K, x, K, beta 1,
+ * y, N). */
+static void addmm_bias_into(kb_ref *r, kb_tensor y, kb_tensor x, kb_tensor w, kb_tensor bias)
+{
+    kb_ctx *ctx = kb_ref_ctx(r);
+    const int64_t M = x.shape[0], K = x.shape[1], N = w.shape[0];
+    if (!kb_ref_ok(r) || M == 0 || N == 0)
+        return;
+    if (M > 1 && K > 1 && N > 1) {
+        if (check_gemm_sizes(ctx, "kb_linear", N, M, K, K, K, N, 0)) {
+            kb_ref_check(r, -1);
+            return;
+        }
+        const int rc = linear_lt(ctx, kb_f32(r, x), kb_f32(r, w), kb_f32(r, bias), kb_f32(r, y), M, N, K);
+        if (rc < 0)
+            kb_ref_check(r, rc);
+        if (rc <= 0)
+            return;
+        /* rc == 1: cuBLASLt declined; PyTorch recurses into the path below. */
+    }
+    const int64_t mn[2] = {M, N};
+    kb_tensor bias_mn = kb_expand(r, bias, 2, mn);
+    kb_copy(r, y, bias_mn);
+    if (!kb_ref_ok(r))
+        return;
+    if (K == 0) {
+        kb_muls(r, y, bias_mn, 1.0);
+        return;
+    }
+    kb_ref_check(r, gemm_rowmajor(ctx, "kb_linear", kb_f32(r, x), kb_f32(r, w), kb_f32(r, y), 0, M, N, K, 0, 1, 0, 0,
+                                  0, 1.0f));
+}
+
+extern "C" kb_tensor kb_linear(kb_ref *r, kb_tensor out, kb_tensor x, kb_tensor weight, kb_tensor bias)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!want_f32(r, "kb_linear", x, weight))
+        return kb_ref_none();
+    const int has_bias = bias.data != NULL;
+    if (has_bias && bias.dtype != KB_F32) {
+        kb_ref_fail(r, "kb_linear: the bias must be fp32 (dtype %d given)", (int)bias.dtype);
+        return kb_ref_none();
+    }
+    if (x.ndim < 1 || weight.ndim != 2 || x.shape[x.ndim - 1] != weight.shape[1]) {
+        kb_ref_fail(r, "kb_linear: expected x [..., in] and weight [out, in], got a %d-d x and a %d-d weight "
+                       "with mismatched sizes", x.ndim, weight.ndim);
+        return kb_ref_none();
+    }
+    const int64_t K = weight.shape[1], N = weight.shape[0];
+    kb_tensor wt = kb_transpose(r, weight, 0, 1); /* weight.t(): a view */
+    /* No bias: at::matmul(input, weight.t()) (2-D: mm -> cublasSgemm('t', 'n'); N-D: folded). */
+    if (!has_bias)
+        return kb_matmul(r, out, x, wt);
+    if (bias.ndim != 1 || bias.shape[0] != N || !kb_is_contiguous(bias)) {
+        kb_ref_fail(r, "kb_linear: the bias must be a contiguous 1-D tensor of %lld (nn.Linear's)", (long long)N);
+        return kb_ref_none();
+    }
+    /* input_dim == 2: addmm(bias, input, weight.t()); otherwise a contiguous input (the bias is
+     * 1-D, contiguous: is_bias_likely_fusable) takes _flatten_nd_linear: addmm on the
+     * [prod(leading), in] view, the result viewed back. A strided N-D input: matmul, then
+     * output.add_(bias). */
+    if (x.ndim != 2 && !kb_is_contiguous(x)) {
+        kb_tensor y = kb_matmul(r, out, x, wt);
+        return kb_add(r, y, y, bias);
+    }
+    if (!kb_is_contiguous(x) || !kb_is_contiguous(weight)) {
+        kb_ref_fail(r, "kb_linear: a strided 2-D x or weight is not supported (addmm's operand preparation "
+                       "is mirrored for contiguous operands only)");
+        return kb_ref_none();
+    }
+    int64_t rows = 1, shape[KB_MAX_DIMS];
+    for (int d = 0; d < x.ndim - 1; d++) {
+        rows *= x.shape[d];
+        shape[d] = x.shape[d];
+    }
+    shape[x.ndim - 1] = N;
+    kb_tensor y = kb_result(r, out, KB_F32, x.ndim, shape, "kb_linear");
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    const int64_t s2x[2] = {rows, K}, s2y[2] = {rows, N};
+    addmm_bias_into(r, reshaped(y, 2, s2y), reshaped(x, 2, s2x), weight, bias);
+    return kb_ref_ok(r) ? y : kb_ref_none();
+}

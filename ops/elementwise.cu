@@ -43,19 +43,23 @@
  *               multiplied in float on the host (ActivationEluKernel.cu); selu is
  *               elu(alpha = 1.6732632423543772, scale = 1.0507009873554805) as at::selu calls it
  *   hardsigmoid min(max(x + 3, 0), 6) * (1/6)                  (ActivationHardsigmoidKernel.cu)
+ *   hardswish   x * std::min(std::max(x + 3, 0), 6) * (1/6)    (ActivationHardswishKernel.cu)
+ *   mish        x * tanh(log1p(exp(x)))                        (ActivationMishKernel.cu)
  *   hardtanh    clamp(x, min, max)                             (at::hardtanh_out calls clamp)
- *   clamp       isnan(x) ? x : min(max(x, lo), hi)
+ *   clamp       isnan(x) ? x : min(max(x, lo), hi); clamp_min / clamp_max one side of it
  *   softplus    x * beta > threshold ? x : log1p(exp(x * beta)) / beta
  *   div         a / b; a / scalar is a * (1 / s) (div_true_kernel_cuda's CPU-scalar case)
  *   pow scalar  PowKernel.cu's special cases (2, 3, -2, 0.5 sqrt, -0.5 rsqrt, -1 reciprocal;
  *               0 -> fill 1 and 1 -> copy as Pow.cpp), else powf
- *   maximum/minimum propagate NaN; where cond ? a : b; gts a > s (bool)
+ *   maximum/minimum propagate NaN; where cond ? a : b; gts a > s, eqs a == s (bool);
+ *   masked_fill mask ? value : self (IndexKernel.cu masked_fill_kernel, float and bool operands)
  * Copies: same-dtype contiguous -> cudaMemcpyAsync (copy_device_to_device's memcpy case), else
  * the engine with a cast functor (direct_copy_kernel_cuda); fill/zeros: a nullary functor on
  * the vectorized path (fill_kernel_cuda). triu/tril: triu_tril_kernel's geometry (512 threads,
  * 8 bytes per thread). flip: the offset path over a negatively strided input (flip_kernel).
  * cat2: CatArrayBatchedCopy's contiguous form (grid (blocks, tensors), 128 threads, 16-byte
- * vectors when aligned).
+ * vectors when aligned). dropout: Dropout.cu's own kernels (at the end of this file), not the
+ * engine.
  *
  * Napkin math (L1/19 ReLU etc.: x (4096, 393216) fp32, 6 GiB): 6.44 GB read + 6.44 GB written =
  * 12.9 GB; at ~4.2 TB/s of read+write bandwidth that is ~3.1 ms, what eager PyTorch takes on the
@@ -66,6 +70,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+
+#include <curand_kernel.h>
 
 #include "kb/ref.h"
 #include "intdiv.cuh"
@@ -138,6 +144,23 @@ struct OpHardsigmoid : Unary {
         const float one_sixth = 1.0f / 6.0f;
         return fminf(fmaxf(x + 3.0f, 0.0f), 6.0f) * one_sixth;
     }
+};
+/* hardswish_kernel (ActivationHardswishKernel.cu): x * std::min(std::max(x + 3, 0), 6) * (1/6), a
+ * multiplication by the float one_sixth (not a division by 6); std::max / std::min are the
+ * (a < b) ? b : a comparisons, so a NaN x stays NaN (fmaxf would turn it into 0). */
+struct OpHardswish : Unary {
+    __device__ float operator()(float x) const
+    {
+        const float zero = 0.0f, three = 3.0f, six = 6.0f, one_sixth = 1.0f / 6.0f;
+        const float lo = (x + three < zero) ? zero : x + three; /* std::max(x + three, zero) */
+        const float c = (six < lo) ? six : lo;                  /* std::min(lo, six) */
+        return x * c * one_sixth;
+    }
+};
+/* mish_kernel (ActivationMishKernel.cu): x * tanh(log1p(exp(x))), c10::cuda::compat's tanhf,
+ * log1pf and expf in float */
+struct OpMish : Unary {
+    __device__ float operator()(float x) const { return x * tanhf(log1pf(expf(x))); }
 };
 struct OpClamp : Unary { /* lo / hi NaN: that bound is absent */
     float lo, hi;
@@ -216,6 +239,23 @@ struct OpGtS : Unary {
     typedef uint8_t out_t;
     float s;
     __device__ uint8_t operator()(float x) const { return x > s ? 1 : 0; }
+};
+struct OpEqS : Unary { /* CompareEqFunctor with a CPU scalar */
+    typedef uint8_t out_t;
+    float s;
+    __device__ uint8_t operator()(float x) const { return x == s ? 1 : 0; }
+};
+/* masked_fill_kernel (IndexKernel.cu): gpu_kernel over (self, mask), mask ? value : self. The
+ * functor's operand types are the operands' dtypes (float, bool), so it is not a dynamically
+ * casting op: contiguous and aligned, it is vectorized. */
+struct OpMaskedFill {
+    static constexpr int N = 2;
+    typedef float out_t;
+    typedef float in0_t;
+    typedef uint8_t in1_t;
+    typedef float in2_t;
+    float v;
+    __device__ float operator()(float self, uint8_t mask) const { return mask ? v : self; }
 };
 /* tensor (op) tensor */
 struct OpAdd : Binary {
@@ -1696,6 +1736,65 @@ extern "C" kb_tensor kb_clamp(kb_ref *r, kb_tensor out, kb_tensor a, double lo, 
     op.hi = op.has_hi ? f32(hi) : 0.0f;
     return ew1(r, out, "kb_clamp", op, a);
 }
+/* torch.clamp(a, min=lo) / torch.clamp_min(a, lo): clamp_min_scalar_kernel_impl (UnaryOpsKernel.cu
+ * clamp kernels), isnan(v) ? v : ::max(v, lo); clamp_max the same with ::min. */
+extern "C" kb_tensor kb_clamp_min(kb_ref *r, kb_tensor out, kb_tensor a, double lo)
+{
+    OpClamp op;
+    op.has_lo = 1;
+    op.has_hi = 0;
+    op.lo = f32(lo);
+    op.hi = 0.0f;
+    return ew1(r, out, "kb_clamp_min", op, a);
+}
+extern "C" kb_tensor kb_clamp_max(kb_ref *r, kb_tensor out, kb_tensor a, double hi)
+{
+    OpClamp op;
+    op.has_lo = 0;
+    op.has_hi = 1;
+    op.lo = 0.0f;
+    op.hi = f32(hi);
+    return ew1(r, out, "kb_clamp_max", op, a);
+}
+extern "C" kb_tensor kb_eqs(kb_ref *r, kb_tensor out, kb_tensor a, double s)
+{
+    /* at::eq(Tensor, Scalar): the scalar is a CPU wrapped number, rounded to float once (an
+     * infinite s stays infinite) */
+    OpEqS op;
+    op.s = f32(s);
+    return ew1(r, out, "kb_eqs", op, a);
+}
+extern "C" kb_tensor kb_masked_fill(kb_ref *r, kb_tensor out, kb_tensor x, kb_tensor mask, double value)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!check_operand(r, "kb_masked_fill", 0, x, KB_F32) || !check_operand(r, "kb_masked_fill", 1, mask, KB_BOOL))
+        return kb_ref_none();
+    /* masked_fill_'s expand_inplace: the mask broadcasts to x's shape, never the other way */
+    int ndim = 0;
+    int64_t shape[KB_MAX_DIMS];
+    const kb_tensor both[2] = {x, mask};
+    if (!broadcast_shape(r, "kb_masked_fill", 2, both, &ndim, shape))
+        return kb_ref_none();
+    int same = ndim == x.ndim;
+    for (int d = 0; same && d < ndim; d++)
+        same = shape[d] == x.shape[d];
+    if (!same) {
+        kb_ref_fail(r, "kb_masked_fill: the mask does not broadcast to x's shape");
+        return kb_ref_none();
+    }
+    /* x.masked_fill_(mask, v) writes x; x.masked_fill(mask, v) is result = x.clone() then
+     * result.masked_fill_(mask, v): two launches, as eager */
+    kb_tensor res = x;
+    if (!(out.data && out.data == x.data)) {
+        res = kb_copy(r, out, x);
+        if (!kb_ref_ok(r))
+            return kb_ref_none();
+    }
+    OpMaskedFill op;
+    op.v = f32(value);
+    return ew2(r, res, "kb_masked_fill", op, res, mask);
+}
 extern "C" kb_tensor kb_gts(kb_ref *r, kb_tensor out, kb_tensor a, double s)
 {
     OpGtS op;
@@ -1743,6 +1842,11 @@ extern "C" kb_tensor kb_hardsigmoid(kb_ref *r, kb_tensor out, kb_tensor x)
 {
     return ew1(r, out, "kb_hardsigmoid", OpHardsigmoid(), x);
 }
+extern "C" kb_tensor kb_hardswish(kb_ref *r, kb_tensor out, kb_tensor x)
+{
+    return ew1(r, out, "kb_hardswish", OpHardswish(), x);
+}
+extern "C" kb_tensor kb_mish(kb_ref *r, kb_tensor out, kb_tensor x) { return ew1(r, out, "kb_mish", OpMish(), x); }
 extern "C" kb_tensor kb_hardtanh(kb_ref *r, kb_tensor out, kb_tensor x, double min_val, double max_val)
 {
     OpClamp op; /* at::hardtanh_out is clamp_out(x, min, max) */
@@ -1991,5 +2095,210 @@ extern "C" kb_tensor kb_diag(kb_ref *r, kb_tensor out, kb_tensor v)
     const int64_t st[1][KB_MAX_DIMS] = {{v.stride[0]}};
     const void *in[1] = {v.data};
     kb_ref_check(r, launch(kb_ref_ctx(r), OpCopyBits<uint32_t>(), res.data, dstride, 1, dshape, in, st));
+    return kb_ref_ok(r) ? res : kb_ref_none();
+}
+
+/* ---- dropout (Dropout.cu: native_dropout_cuda -> dropout_cuda<bool> -> fused_dropout_kernel*) --
+ *
+ * F.dropout(x, p, training=True) on a CUDA tensor with 0 < p < 1 is at::native_dropout (Dropout.cpp
+ * is_fused_kernel_acceptable), whose CUDA kernel allocates the bool mask (empty_like, first) and
+ * the result (empty_like), then launches 256-thread blocks, grid = min(ceil(n / 256), SMs *
+ * maxThreadsPerSM / 256), each thread seeding a Philox4_32_10 state with (seed, subsequence =
+ * its global index, offset) and drawing one curand_uniform4 per 4 elements: keep = u < 1 - p,
+ * y = x * keep * scale with scale = (float)(1.0 / (float)(1 - p)), mask = keep. The result is
+ * returned and the mask dropped (std::get<0> of the tuple). Contiguous, 16-byte aligned and
+ * n % 4 == 0 (get_vector_size: 16 / sizeof(float) = 4, halved until it divides n):
+ * fused_dropout_kernel_vec<VEC = 4> (one float4 load, one float4 store, one 4-byte mask store per
+ * 4 elements, grid-stride); VEC = 2 when x is only 8-byte aligned or n % 4 == 2 (a fresh draw
+ * every iteration, its first two uniforms used: PyTorch's gridxvec_loop_state never leaves 0, so
+ * its reuse branch is dead code, kept here as written); otherwise fused_dropout_kernel (4
+ * elements at stride grid * 256, the loop run to the rounded size so every thread draws the same
+ * number of times). Launch
+ * bounds (256, 4); unsigned 32-bit indices when n < INT32_MAX (canUse32BitIndexMath), else
+ * 64-bit. Where it differs: PyTorch takes seed and offset from the default CUDA generator and
+ * advances its offset per call; here they are fixed (kDropoutSeed, offset 0), so the reference is
+ * reproducible run to run; the mask cannot be PyTorch's anyway. */
+
+namespace {
+
+constexpr int kDropThreads = 256;
+constexpr int kDropUnroll = 4;
+constexpr unsigned long long kDropoutSeed = 0x6b62646f70ull; /* fixed: "kbdop" */
+
+template <typename IndexType, int VEC>
+__global__ void __launch_bounds__(kDropThreads, 4)
+fused_dropout_kernel_vec(const float *a, float *b, uint8_t *c, IndexType totalElements, float p,
+                         unsigned long long seed, unsigned long long offset)
+{
+    IndexType idx = blockIdx.x * blockDim.x + threadIdx.x;
+    curandStatePhilox4_32_10_t state;
+    curand_init(seed, idx, offset, &state);
+    bool gridxvec_loop_state = false;
+    const float scale = 1.0 / p; /* accscalar_t scale = 1.0 / p: a double quotient, stored as float */
+    float4 rand;
+    for (IndexType linearIndex = idx * VEC; linearIndex < totalElements;
+         linearIndex += gridDim.x * blockDim.x * VEC) {
+        if ((VEC >= 4) || (gridxvec_loop_state == 0)) {
+            rand = curand_uniform4(&state);
+        } else {
+            /* the last two uniforms of the previous draw */
+            rand.x = rand.z;
+            rand.y = rand.w;
+            gridxvec_loop_state ^= 1;
+        }
+        rand.x = rand.x < p;
+        rand.y = rand.y < p;
+        if constexpr (VEC >= 4) {
+            rand.z = rand.z < p;
+            rand.w = rand.w < p;
+        }
+        const Vec<float, VEC> src = *reinterpret_cast<const Vec<float, VEC> *>(&a[linearIndex]);
+        Vec<float, VEC> r;
+        Vec<uint8_t, VEC> mask;
+#pragma unroll
+        for (int ii = 0; ii < VEC; ii++) {
+            r.v[ii] = src.v[ii] * (&rand.x)[ii] * scale;
+            mask.v[ii] = (uint8_t)(bool)(&rand.x)[ii];
+        }
+        *reinterpret_cast<Vec<float, VEC> *>(&b[linearIndex]) = r;
+        *reinterpret_cast<Vec<uint8_t, VEC> *>(&c[linearIndex]) = mask;
+        __syncthreads();
+    }
+}
+
+/* fused_dropout_kernel<float, float, IndexType, ADims = 1>: the collapsed 1-d contiguous case,
+ * IndexToOffset<.., 1> = linear index * stride[0] (1) */
+template <typename IndexType>
+__global__ void __launch_bounds__(kDropThreads, 4)
+fused_dropout_kernel(const float *a, IndexType a_stride, float *b, IndexType b_stride, uint8_t *c,
+                     IndexType totalElements, float p, unsigned long long seed, unsigned long long offset)
+{
+    IndexType idx = blockIdx.x * blockDim.x + threadIdx.x;
+    curandStatePhilox4_32_10_t state;
+    curand_init(seed, idx, offset, &state);
+    const float scale = 1.0 / p;
+    const IndexType rounded_size =
+        ((totalElements - 1) / (blockDim.x * gridDim.x * kDropUnroll) + 1) * blockDim.x * gridDim.x * kDropUnroll;
+    for (IndexType linearIndex = idx; linearIndex < rounded_size;
+         linearIndex += gridDim.x * blockDim.x * kDropUnroll) {
+        float4 rand = curand_uniform4(&state);
+        float src[kDropUnroll];
+        rand.x = rand.x < p;
+        rand.y = rand.y < p;
+        rand.z = rand.z < p;
+        rand.w = rand.w < p;
+        for (int ii = 0; ii < kDropUnroll; ii++) {
+            const IndexType li = linearIndex + blockDim.x * gridDim.x * ii;
+            if (li < totalElements)
+                src[ii] = a[li * a_stride];
+        }
+        for (int ii = 0; ii < kDropUnroll; ii++) {
+            const IndexType li = linearIndex + blockDim.x * gridDim.x * ii;
+            if (li < totalElements) {
+                const IndexType bOffset = li * b_stride;
+                b[bOffset] = src[ii] * (&rand.x)[ii] * scale;
+                c[bOffset] = (uint8_t)(bool)(&rand.x)[ii];
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/* get_vector_size<float>: 4 when x is 16-byte aligned (can_vectorize_up_to, capped at 16 /
+ * sizeof(float)), 2 when 8-byte aligned, halved until it divides n; 1 otherwise. x, y and the
+ * mask are contiguous here (dense). */
+static int dropout_vec_size(const void *x, int64_t n)
+{
+    const uintptr_t a = (uintptr_t)x;
+    int vec = a % 16 == 0 ? 4 : a % 8 == 0 ? 2 : 1;
+    while (vec > 1 && n % vec != 0)
+        vec /= 2;
+    return vec;
+}
+
+template <typename IndexType>
+static void dropout_launch(cudaStream_t s, int vec, unsigned grid, const float *x, float *y, uint8_t *mask, int64_t n,
+                           float p1m)
+{
+    const IndexType total = (IndexType)n;
+    switch (vec) {
+    case 4:
+        fused_dropout_kernel_vec<IndexType, 4><<<grid, kDropThreads, 0, s>>>(x, y, mask, total, p1m, kDropoutSeed, 0);
+        break;
+    case 2:
+        fused_dropout_kernel_vec<IndexType, 2><<<grid, kDropThreads, 0, s>>>(x, y, mask, total, p1m, kDropoutSeed, 0);
+        break;
+    default:
+        fused_dropout_kernel<IndexType><<<grid, kDropThreads, 0, s>>>(x, (IndexType)1, y, (IndexType)1, mask, total,
+                                                                      p1m, kDropoutSeed, 0);
+        break;
+    }
+}
+
+} /* namespace */
+
+extern "C" kb_tensor kb_dropout(kb_ref *r, kb_tensor out, kb_tensor x, double p, int training)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!check_operand(r, "kb_dropout", 0, x, KB_F32))
+        return kb_ref_none();
+    if (!(p >= 0.0 && p <= 1.0)) {
+        kb_ref_fail(r, "kb_dropout: dropout probability has to be between 0 and 1, but got %g", p);
+        return kb_ref_none();
+    }
+    const int64_t n = kb_numel(x);
+    /* _dropout_impl: p == 0, eval mode or an empty input return the input itself */
+    if (p == 0.0 || !training || n == 0) {
+        if (!out.data)
+            return x;
+        return out.data == x.data ? out : kb_copy(r, out, x);
+    }
+    if (p == 1.0) { /* _dropout_impl: input * at::zeros({}): a 0-d fill, then the broadcast mul */
+        kb_tensor zero = kb_empty(r, KB_F32, 0, NULL);
+        kb_fill(r, zero, 0.0);
+        kb_tensor res = kb_mul(r, out, x, zero);
+        kb_drop(r, zero);
+        return res;
+    }
+    if (!kb_is_contiguous(x)) {
+        kb_ref_fail(r, "kb_dropout: x must be contiguous (eager's strided fused_dropout_kernel is not mirrored)");
+        return kb_ref_none();
+    }
+    kb_tensor mask = kb_empty(r, KB_BOOL, x.ndim, x.shape); /* allocated before the result, as eager */
+    kb_tensor res = kb_result(r, out, KB_F32, x.ndim, x.shape, "kb_dropout");
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (res.data == x.data) {
+        kb_ref_fail(r, "kb_dropout: the result may not alias x (native_dropout writes a new tensor)");
+        return kb_ref_none();
+    }
+    kb_ctx *ctx = kb_ref_ctx(r);
+    int dev = 0, sms = 0, max_threads = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev);
+    if (e != cudaSuccess) {
+        kb_ref_check(r, kb_ctx_fail(ctx, "kb_dropout: device attributes: %s", cudaGetErrorString(e)));
+        return kb_ref_none();
+    }
+    const unsigned blocks_per_sm = (unsigned)max_threads / kDropThreads;
+    const int64_t want = (n + kDropThreads - 1) / kDropThreads;
+    const int64_t cap = (int64_t)sms * blocks_per_sm;
+    const unsigned grid = (unsigned)(want < cap ? want : cap);
+    const double p1m = 1.0 - p;
+    const float pa = (float)p1m; /* accscalar_t pa = (accscalar_t)(p) of the keep probability */
+    const int vec = dropout_vec_size(x.data, n);
+    cudaStream_t s = kb_ctx_stream(ctx);
+    if (n < INT32_MAX) /* cuda::detail::canUse32BitIndexMath(self): numel < INT32_MAX, contiguous */
+        dropout_launch<unsigned int>(s, vec, grid, (const float *)x.data, (float *)res.data, (uint8_t *)mask.data, n, pa);
+    else
+        dropout_launch<uint64_t>(s, vec, grid, (const float *)x.data, (float *)res.data, (uint8_t *)mask.data, n, pa);
+    e = cudaGetLastError();
+    if (e != cudaSuccess)
+        kb_ref_check(r, kb_ctx_fail(ctx, "kb_dropout: launch failed: %s", cudaGetErrorString(e)));
+    kb_drop(r, mask); /* the tuple's mask dies with it */
     return kb_ref_ok(r) ? res : kb_ref_none();
 }

@@ -41,6 +41,9 @@
  *   element address is sum(i_d * stride_d) in 64-bit with the strides (the last one, 1, too) as
  *   runtime values; this file does the same. Float sum in (t, h, w) order, then sum / (float)divisor.
  *
+ * adaptive_avg_pool{1,2,3}d to an output of 1: the mean over the spatial dims (kb_mean_dims), as
+ *   AdaptivePooling.cpp dispatches it; other output sizes are not implemented (at the end).
+ *
  * Output extent: pooling_output_shape (floor, or ceil with the "last window starts inside the
  * input or left padding" correction). Napkin math per problem is in the problems' headers; the
  * 2-D max pool (L1/42, 535 M outputs x 16 loads, 8.6 GB with the indices) measured 10.93 ms on
@@ -846,4 +849,42 @@ extern "C" kb_tensor kb_avg_pool3d(kb_ref *r, kb_tensor out, kb_tensor x, int ke
     const int k[3] = {kernel_size, kernel_size, kernel_size}, s[3] = {stride, stride, stride},
               p[3] = {padding, padding, padding};
     return kb_avg_pool_nd(r, out, x, 3, k, s, p, ceil_mode, count_include_pad, divisor_override);
+}
+
+/* nn.AdaptiveAvgPool{1,2,3}d. AdaptivePooling.cpp / AdaptiveAveragePooling{,3d}.cpp: an output of 1
+ * in every spatial dim is input.mean({-1, .., -nd}, keepdim = true), one reduction kernel
+ * (adaptive_avg_pool1d is adaptive_avg_pool2d of the (.., 1, L) view with output (1, L_out), then
+ * squeeze(-2): the same mean over L, the size-1 dim dropped by the iterator); any other output
+ * size runs adaptive_avg_pool{2,3}d_out_cuda's kernels, which this library does not mirror: it
+ * fails, saying so (no Level-2 problem pools to anything but 1). */
+extern "C" kb_tensor kb_adaptive_avg_pool_nd(kb_ref *r, kb_tensor out, kb_tensor x, int nd, const int64_t *output_size)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    const char *op = nd == 1 ? "kb_adaptive_avg_pool1d" : nd == 2 ? "kb_adaptive_avg_pool2d" : "kb_adaptive_avg_pool3d";
+    if (nd < 1 || nd > 3 || !output_size) {
+        kb_ref_fail(r, "kb_adaptive_avg_pool_nd: %d spatial dimensions (1, 2 or 3) and an output size each", nd);
+        return kb_ref_none();
+    }
+    if (x.ndim != nd + 1 && x.ndim != nd + 2) {
+        kb_ref_fail(r, "%s: x must be %d-d (C, spatial) or %d-d (N, C, spatial), %d-d given", op, nd + 1, nd + 2,
+                    x.ndim);
+        return kb_ref_none();
+    }
+    int ones = 1;
+    for (int i = 0; i < nd; i++) {
+        if (output_size[i] < 0) {
+            kb_ref_fail(r, "%s: output size %lld must be >= 0", op, (long long)output_size[i]);
+            return kb_ref_none();
+        }
+        ones &= output_size[i] == 1;
+    }
+    if (!ones) {
+        kb_ref_fail(r, "%s: only an output of 1 in every spatial dim (eager's mean) is implemented; "
+                       "adaptive_avg_pool%dd_out_cuda's kernel is not mirrored",
+                    op, nd == 1 ? 2 : nd);
+        return kb_ref_none();
+    }
+    const int dims[3] = {-1, -2, -3};
+    return kb_mean_dims(r, out, x, dims, nd, 1);
 }

@@ -2,7 +2,9 @@
  * ops/reduce.cu -- reductions and arg-reductions of one dimension (or of the whole tensor) of a
  * tensor viewed as [outer, len, inner]: the raw kb_op_reduce_dim (kb/ops.h) and kb_op_reduce
  * (kb/ref/reduce.h), and the tensor-level kb_sum / kb_mean / kb_prod / kb_amax / kb_amin / kb_norm
- * / kb_max_dim / kb_min_dim / kb_argmax / kb_argmin of kb/ref/reduce.h.
+ * / kb_max_dim / kb_min_dim / kb_argmax / kb_argmin of kb/ref/reduce.h, the several-dim
+ * kb_sum_dims / kb_mean_dims / kb_amax_dims (neighbouring reduced dims coalesce into one len, as
+ * TensorIterator coalesces them) and torch.logsumexp's composite (kb_logsumexp, at the end).
  *
  * Eager PyTorch runs every one of these as gpu_reduce_kernel (ATen/native/cuda/Reduce.cuh) with
  * an op struct (SharedReduceOps.h): func_wrapper(a + b) for sum (ReduceSumProdKernel.cu), a * b
@@ -57,8 +59,9 @@
  * OffsetCalculator input path (one reduced dim: TensorIterator's input calculator always has
  * dims == 1 here; with len == 1 PyTorch's dims == 0 path reads the single element at offset 0, as
  * the strided path does); blockIdx.y is capped at 65535 (a 32-bit-indexable launch never needs
- * more). Only contiguous inputs and one reduced dimension (or all of them) are supported; the
- * tensor-level ops fail the scope with a message otherwise.
+ * more). Only contiguous inputs and one reduced dimension -- one dim, all of them, or a block of
+ * neighbouring dims coalesced into one -- are supported; the tensor-level ops fail the scope with
+ * a message otherwise.
  *
  * Napkin math, L1/47: x (128, 4096, 4095) fp32 = 8.59 GB read once, 2 MB written. Column
  * reduction: 4 launches of 32 * 4095 = 131040 outputs, block (32, 16) = 512 threads, 4095 blocks
@@ -1255,6 +1258,91 @@ static kb_tensor reduce_values(kb_ref *r, kb_tensor out, kb_tensor x, int dim, i
     return y;
 }
 
+/* The result shape of reducing the dims listed (Python-style, any order; none listed: every dim,
+ * as sum(dim=[])) of x, and the [outer, len, inner] split the reduction kernel runs on. Eager's
+ * TensorIterator drops size-1 dims and coalesces neighbours whose strides chain in every operand:
+ * adjacent reduced dims (output stride 0 in both) merge into one reduced dim, adjacent kept dims
+ * into one kept dim, so a contiguous x whose reduced dims (size-1 ones aside) are one block of
+ * neighbours is exactly [outer, len, inner] with len their product. Reduced dims with a kept dim
+ * of size > 1 between them leave TensorIterator two reduced dims (ReduceOp's general input
+ * calculator), which this library does not mirror: that fails with a message. */
+static int reduce_dims_shape(kb_ref *r, const char *name, kb_tensor x, const int *dims, int ndims, int keepdim,
+                             int *ndim, int64_t *shape, int64_t *outer, int64_t *len, int64_t *inner)
+{
+    if (x.dtype != KB_F32)
+        return kb_ref_fail(r, "%s: x must be float32 (dtype %d given)", name, (int)x.dtype);
+    if (!x.data)
+        return kb_ref_fail(r, "%s: x has no data", name);
+    if (!kb_is_contiguous(x))
+        return kb_ref_fail(r, "%s: x must be contiguous (make it so with kb_copy first)", name);
+    if (ndims < 0 || (ndims > 0 && !dims))
+        return kb_ref_fail(r, "%s: %d dims given", name, ndims);
+    int red[KB_MAX_DIMS] = {0};
+    for (int i = 0; i < ndims; i++) {
+        const int d = kb_norm_dim(r, x, dims[i]);
+        if (!kb_ref_ok(r))
+            return 0;
+        if (x.ndim == 0)
+            continue; /* a 0-d tensor: dim 0 / -1 is its one element */
+        if (red[d])
+            return kb_ref_fail(r, "%s: dim %d appears multiple times in the list of dims", name, d);
+        red[d] = 1;
+    }
+    if (ndims == 0)
+        for (int d = 0; d < x.ndim; d++)
+            red[d] = 1;
+    int n = 0;
+    for (int d = 0; d < x.ndim; d++) {
+        if (!red[d])
+            shape[n++] = x.shape[d];
+        else if (keepdim)
+            shape[n++] = 1;
+    }
+    *ndim = n;
+    /* the reduced block among the dims of size > 1 */
+    int first = -1, last = -1;
+    for (int d = 0; d < x.ndim; d++)
+        if (red[d] && x.shape[d] != 1) {
+            if (first < 0)
+                first = d;
+            last = d;
+        }
+    *outer = 1;
+    *len = 1;
+    *inner = 1;
+    for (int d = 0; d < x.ndim; d++) {
+        if (x.shape[d] == 1)
+            continue;
+        if (first >= 0 && d > first && d < last && !red[d])
+            return kb_ref_fail(r, "%s: the reduced dims are not neighbours (dim %d of size %lld lies between "
+                                  "them): TensorIterator's two-reduced-dim reduction is not mirrored",
+                               name, d, (long long)x.shape[d]);
+        if (first < 0 || d < first)
+            *outer *= x.shape[d];
+        else if (d <= last)
+            *len *= x.shape[d];
+        else
+            *inner *= x.shape[d];
+    }
+    return 1;
+}
+
+static kb_tensor reduce_values_dims(kb_ref *r, kb_tensor out, kb_tensor x, const int *dims, int ndims, int keepdim,
+                                    kb_reduce_op op, const char *name)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    int ndim = 0;
+    int64_t shape[KB_MAX_DIMS], outer, len, inner;
+    if (!reduce_dims_shape(r, name, x, dims, ndims, keepdim, &ndim, shape, &outer, &len, &inner))
+        return kb_ref_none();
+    kb_tensor y = kb_result(r, out, KB_F32, ndim, shape, name);
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    kb_ref_check(r, kb_op_reduce(kb_ref_ctx(r), op, (const float *)x.data, (float *)y.data, NULL, outer, len, inner));
+    return kb_ref_ok(r) ? y : kb_ref_none();
+}
+
 /* torch.max(x, dim) / torch.min(x, dim) (want_values) or argmax / argmin (indices only). */
 static kb_tensor reduce_index(kb_ref *r, kb_tensor values, kb_tensor indices, kb_tensor x, int dim, int keepdim,
                               kb_reduce_op op, int want_values, const char *name)
@@ -1353,4 +1441,61 @@ extern "C" kb_tensor kb_argmax(kb_ref *r, kb_tensor out, kb_tensor x, int dim, i
 extern "C" kb_tensor kb_argmin(kb_ref *r, kb_tensor out, kb_tensor x, int dim, int keepdim)
 {
     return reduce_index(r, kb_ref_none(), out, x, dim, keepdim, KB_RED_MIN_IDX, 0, "kb_argmin");
+}
+
+extern "C" kb_tensor kb_sum_dims(kb_ref *r, kb_tensor out, kb_tensor x, const int *dims, int ndims, int keepdim)
+{
+    return reduce_values_dims(r, out, x, dims, ndims, keepdim, KB_RED_SUM, "kb_sum_dims");
+}
+
+extern "C" kb_tensor kb_mean_dims(kb_ref *r, kb_tensor out, kb_tensor x, const int *dims, int ndims, int keepdim)
+{
+    return reduce_values_dims(r, out, x, dims, ndims, keepdim, KB_RED_MEAN, "kb_mean_dims");
+}
+
+extern "C" kb_tensor kb_amax_dims(kb_ref *r, kb_tensor out, kb_tensor x, const int *dims, int ndims, int keepdim)
+{
+    return reduce_values_dims(r, out, x, dims, ndims, keepdim, KB_RED_AMAX, "kb_amax_dims");
+}
+
+/* torch.logsumexp(x, dims, keepdim): logsumexp_out_impl of ReduceOps.cpp, a composite of nine
+ * kernels, each the library's own:
+ *     maxes = at::amax(self, dims, true)                        reduce (AMAX), [.., 1, ..]
+ *     maxes_squeezed = keepdim ? maxes : at::squeeze(maxes, dims)   a view of the same memory
+ *     maxes_squeezed.masked_fill_(maxes_squeezed.abs() == INFINITY, 0)
+ *                                                               abs, eq (bool), masked_fill_
+ *     at::sum_out(result, (self - maxes).exp_(), dims, keepdim) sub (broadcast), exp_, reduce (SUM)
+ *     result.log_().add_(maxes_squeezed)                        log_, add_
+ * Temporaries live as eager's: the abs and the mask until the end of the masked_fill_ statement,
+ * (self - maxes) until the end of sum_out's, maxes until the function returns; the result (an
+ * empty tensor until sum_out resizes it) is allocated after (self - maxes). The masked_fill_
+ * writes maxes too (the squeezed one is a view of it), so an infinite max is subtracted as 0. */
+extern "C" kb_tensor kb_logsumexp(kb_ref *r, kb_tensor out, kb_tensor x, const int *dims, int ndims, int keepdim)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    int ndim = 0;
+    int64_t shape[KB_MAX_DIMS], outer, len, inner;
+    if (!reduce_dims_shape(r, "kb_logsumexp", x, dims, ndims, keepdim, &ndim, shape, &outer, &len, &inner))
+        return kb_ref_none();
+    if (kb_numel(x) == 0) {
+        kb_ref_fail(r, "kb_logsumexp: an empty x (eager's sum of exp then log) is not mirrored");
+        return kb_ref_none();
+    }
+    const kb_tensor fresh = kb_ref_none(); /* KB_NEW (no data: the op allocates), without C's compound literal */
+    kb_tensor maxes = kb_amax_dims(r, fresh, x, dims, ndims, 1);
+    kb_tensor maxes_squeezed = keepdim ? maxes : kb_view(r, maxes, ndim, shape);
+    kb_tensor a = kb_abs(r, fresh, maxes_squeezed);
+    kb_tensor is_inf = kb_eqs(r, fresh, a, INFINITY);
+    kb_masked_fill(r, maxes_squeezed, maxes_squeezed, is_inf, 0.0);
+    kb_drop(r, is_inf);
+    kb_drop(r, a);
+    kb_tensor shifted = kb_sub(r, fresh, x, maxes);
+    kb_exp(r, shifted, shifted);
+    kb_tensor res = kb_sum_dims(r, out, shifted, dims, ndims, keepdim);
+    kb_drop(r, shifted);
+    kb_log(r, res, res);
+    kb_add(r, res, res, maxes_squeezed);
+    kb_drop(r, maxes);
+    return kb_ref_ok(r) ? res : kb_ref_none();
 }

@@ -12,6 +12,12 @@
  *                  read once into shared memory with float4 loads;
  *     else:        cunn_SoftMaxForward -- three float4 passes over global memory (max, sum of
  *                  exp, write), as in PyTorch.
+ * A softmax over a middle dim (inner > 1: softmax(dim=1) of NCHW / NCDHW) is host_softmax's other
+ * branch, cunn_SpatialSoftMaxForward: block (dim threads, inner threads), dim threads only when
+ * inner <= 64 and dim >= 64 (a shared-memory tree over threadIdx.x), else one thread per (outer,
+ * inner) position looping over dim three times (max, sum of exp, write); the grid from the
+ * kernel's occupancy, inner over grid.y first, then outer over grid.x; int indices when the input
+ * is 32-bit indexable, else int64.
  * Math in float, as PyTorch: max, then sum of expf(x - max), then expf(x - max) / sum, or
  * x - max - logf(sum) for log_softmax. The block reductions are warp shuffles, then the first
  * warp over the per-warp partials (cuda_utils::BlockReduce).
@@ -431,6 +437,131 @@ static int softmax_impl(kb_ctx *ctx, const float *x, float *y, int64_t rows, int
     return 0;
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* inner > 1: cunn_SpatialSoftMaxForward (SoftMax.cu's "spatial kernel").                     */
+
+/* spatialBlockReduceX: a shared-memory tree over threadIdx.x only (the threads of one
+ * threadIdx.y row reduce together); blockDim.x is a power of two. */
+template <class R>
+__device__ __forceinline__ float spatial_block_reduce_x(float *shared, float val, const R &r)
+{
+    shared += threadIdx.y * blockDim.x;
+    __syncthreads();
+    shared[threadIdx.x] = val;
+    int offset = (int)blockDim.x / 2; /* the loop starts with __syncthreads() */
+    while (offset > 0) {
+        __syncthreads();
+        if (threadIdx.x < (unsigned)offset)
+            shared[threadIdx.x] = r(shared[threadIdx.x], shared[threadIdx.x + offset]);
+        offset /= 2;
+    }
+    __syncthreads();
+    return shared[0];
+}
+
+/* cunn_SpatialSoftMaxForward<float, float, float, index_t, Epilogue>: x as [outer, dim, inner];
+ * blockIdx.x strides over outer, (blockIdx.y, threadIdx.y) over inner, threadIdx.x over dim
+ * (with a shared-memory reduction when blockDim.x > 1); max from numeric_limits<float>::lowest()
+ * with Max's a < b ? b : a, then the sum of expf(x - max), then the epilogue. No launch bounds,
+ * as PyTorch's. index_t is int when the input is 32-bit indexable, else int64_t. */
+template <typename index_t, bool LOG>
+__global__ void spatial_softmax_forward(float *output, const float *input, index_t outer_size, index_t dim_size,
+                                        index_t inner_size)
+{
+    extern __shared__ float sdata_spatial[];
+    const index_t outer_stride = inner_size * dim_size;
+    const index_t dim_stride = inner_size;
+    const MaxOp max_op;
+    const AddOp add_op;
+
+    for (index_t outer_index = blockIdx.x; outer_index < outer_size; outer_index += gridDim.x) {
+        const index_t outer_offset = outer_index * outer_stride;
+        for (index_t inner_index = blockIdx.y * blockDim.y + threadIdx.y; inner_index < inner_size;
+             inner_index += blockDim.y * gridDim.y) {
+            const index_t data_offset = outer_offset + inner_index;
+            /* the two branches are PyTorch's: equivalent, the second without the reductions */
+            if (blockDim.x > 1) {
+                float max_input = -FLT_MAX;
+                for (index_t d = threadIdx.x; d < dim_size; d += blockDim.x)
+                    max_input = max_op(max_input, input[data_offset + d * dim_stride]);
+                max_input = spatial_block_reduce_x(sdata_spatial, max_input, max_op);
+                float sum = 0.0f;
+                for (index_t d = threadIdx.x; d < dim_size; d += blockDim.x)
+                    sum += expf(input[data_offset + d * dim_stride] - max_input);
+                sum = spatial_block_reduce_x(sdata_spatial, sum, add_op);
+                const Epilogue<LOG> epilogue(max_input, sum);
+                for (index_t d = threadIdx.x; d < dim_size; d += blockDim.x)
+                    output[data_offset + d * dim_stride] = epilogue(input[data_offset + d * dim_stride]);
+            } else {
+                float max_input = -FLT_MAX;
+                for (index_t d = threadIdx.x; d < dim_size; d += blockDim.x)
+                    max_input = max_op(max_input, input[data_offset + d * dim_stride]);
+                float sum = 0.0f;
+                for (index_t d = threadIdx.x; d < dim_size; d += blockDim.x)
+                    sum += expf(input[data_offset + d * dim_stride] - max_input);
+                const Epilogue<LOG> epilogue(max_input, sum);
+                for (index_t d = threadIdx.x; d < dim_size; d += blockDim.x)
+                    output[data_offset + d * dim_stride] = epilogue(input[data_offset + d * dim_stride]);
+            }
+        }
+    }
+}
+
+/* SpatialSoftMax_getLaunchSizes: block (dim_threads, inner_threads) with inner_threads =
+ * min(inner, 1024) and dim_threads the largest power of two with dim_threads * inner_threads <=
+ * 1024 and dim_threads <= dim when inner_threads <= 64 and dim >= 64 (else 1); shared memory
+ * block_threads floats when block.x > 1; the grid from the kernel's occupancy
+ * (cudaOccupancyMaxActiveBlocksPerMultiprocessor x SMs): inner tiled over grid.y first (at most
+ * that many blocks), then grid.x = ceil(active / grid.y), at most outer. */
+template <typename index_t, bool LOG>
+static int spatial_softmax_launch(kb_ctx *ctx, const float *x, float *y, int64_t outer, int64_t dim, int64_t inner)
+{
+    const unsigned max_threads = (unsigned)kMaxBlock;
+    uint32_t inner_threads = (uint32_t)inner;
+    inner_threads = inner_threads < max_threads ? inner_threads : max_threads;
+    uint32_t dim_threads = 1;
+    if (inner_threads <= 64 && dim >= 64) {
+        while (inner_threads * dim_threads <= max_threads && dim_threads <= (uint64_t)dim)
+            dim_threads *= 2;
+        dim_threads /= 2;
+    }
+    const dim3 block(dim_threads, inner_threads);
+    const uint32_t block_threads = block.x * block.y;
+    const size_t smem = block.x == 1 ? 0 : block_threads * sizeof(float);
+    int max_active_blocks = 0, dev = 0, sms = 0;
+    KB_OP_CUDA(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&max_active_blocks,
+                                                                  spatial_softmax_forward<index_t, LOG>,
+                                                                  (int)block_threads, smem));
+    KB_OP_CUDA(ctx, cudaGetDevice(&dev));
+    KB_OP_CUDA(ctx, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const uint32_t active = (uint32_t)max_active_blocks * (uint32_t)sms;
+    if (active == 0)
+        return kb_ctx_fail(ctx, "kb_softmax: the spatial kernel fits no block of %u threads on an SM", block_threads);
+    /* SpatialSoftMax_getGridSize */
+    uint32_t inner_blocks = (uint32_t)(((uint64_t)inner + block.y - 1) / block.y);
+    if (inner_blocks > active)
+        inner_blocks = active;
+    uint32_t outer_blocks = (active + inner_blocks - 1) / inner_blocks;
+    if (outer_blocks > (uint64_t)outer)
+        outer_blocks = (uint32_t)outer;
+    const dim3 grid(outer_blocks, inner_blocks);
+    spatial_softmax_forward<index_t, LOG><<<grid, block, smem, kb_ctx_stream(ctx)>>>(y, x, (index_t)outer,
+                                                                                     (index_t)dim, (index_t)inner);
+    KB_OP_LAUNCHED(ctx);
+    return 0;
+}
+
+/* host_softmax's inner_size > 1 branch: index_t from canUse32BitIndexMath(input, INT_MAX). */
+static int spatial_softmax(kb_ctx *ctx, const float *x, float *y, int64_t outer, int64_t dim, int64_t inner, int log)
+{
+    const int narrow = outer * dim * inner < INT32_MAX; /* numel < max_elem: contiguous */
+    if (narrow)
+        return log ? spatial_softmax_launch<int, true>(ctx, x, y, outer, dim, inner)
+                   : spatial_softmax_launch<int, false>(ctx, x, y, outer, dim, inner);
+    return log ? spatial_softmax_launch<int64_t, true>(ctx, x, y, outer, dim, inner)
+               : spatial_softmax_launch<int64_t, false>(ctx, x, y, outer, dim, inner);
+}
+
 } /* namespace */
 
 extern "C" int kb_op_softmax(kb_ctx *ctx, const float *x, float *y, int64_t rows, int64_t cols, int log)
@@ -446,8 +577,8 @@ extern "C" int kb_op_softmax(kb_ctx *ctx, const float *x, float *y, int64_t rows
 
 /* ---- tensor level (kb/ref/norm.h) ------------------------------------------------------------
  * host_softmax over dim of a contiguous tensor viewed as [outer, len, inner]: inner == 1 is the
- * path above (rows = outer, cols = len). inner > 1 is PyTorch's cunn_SpatialSoftMaxForward, which
- * this library does not implement yet: it fails, saying so, rather than run a different kernel. */
+ * path above (rows = outer, cols = len); inner > 1 is cunn_SpatialSoftMaxForward (softmax(dim=1)
+ * of an NCHW / NCDHW tensor). */
 static kb_tensor softmax_tensor(kb_ref *r, kb_tensor out, kb_tensor x, int dim, int log, const char *op)
 {
     if (!kb_ref_ok(r))
@@ -463,16 +594,13 @@ static kb_tensor softmax_tensor(kb_ref *r, kb_tensor out, kb_tensor x, int dim, 
     int64_t outer = 1, len = 1, inner = 1;
     if (x.ndim > 0)
         kb_split_dim(x, d, &outer, &len, &inner);
-    if (inner != 1) {
-        kb_ref_fail(r, "%s: dim %d of a %d-d tensor has %lld trailing elements per step: PyTorch runs "
-                       "cunn_SpatialSoftMaxForward there, not implemented in ops/softmax.cu",
-                    op, dim, (int)x.ndim, (long long)inner);
-        return kb_ref_none();
-    }
     kb_tensor y = kb_result(r, out, KB_F32, x.ndim, x.shape, op);
     if (!kb_ref_ok(r))
         return kb_ref_none();
-    kb_ref_check(r, kb_op_softmax(kb_ref_ctx(r), kb_f32(r, x), kb_f32(r, y), outer, len, log));
+    if (inner == 1)
+        kb_ref_check(r, kb_op_softmax(kb_ref_ctx(r), kb_f32(r, x), kb_f32(r, y), outer, len, log));
+    else if (outer * len * inner > 0)
+        kb_ref_check(r, spatial_softmax(kb_ref_ctx(r), kb_f32(r, x), kb_f32(r, y), outer, len, inner, log));
     return kb_ref_ok(r) ? y : kb_ref_none();
 }
 

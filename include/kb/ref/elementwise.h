@@ -50,6 +50,12 @@ kb_tensor kb_clamp_min(kb_ref *r, kb_tensor out, kb_tensor a, double lo); /* tor
 kb_tensor kb_clamp_max(kb_ref *r, kb_tensor out, kb_tensor a, double hi); /* torch.clamp(a, max=hi), clamp_max */
 /* comparisons with a scalar -> KB_BOOL */
 kb_tensor kb_gts(kb_ref *r, kb_tensor out, kb_tensor a, double s); /* a > s */
+kb_tensor kb_eqs(kb_ref *r, kb_tensor out, kb_tensor a, double s); /* a == s */
+/* masked_fill with a scalar value; mask KB_BOOL, broadcasting to x's shape. out == x (same data):
+ * x.masked_fill_(mask, v), masked_fill_kernel in place (one launch); otherwise x.masked_fill(mask,
+ * v) as eager runs it: result = x.clone() (kb_copy into out, or a new tensor for KB_NEW), then
+ * result.masked_fill_(mask, v) -- two launches. */
+kb_tensor kb_masked_fill(kb_ref *r, kb_tensor out, kb_tensor x, kb_tensor mask, double value);
 
 /* unary, PyTorch's formulas (ATen/native/cuda/ActivationXxxKernel.cu, UnaryOpsKernel.cu) */
 kb_tensor kb_relu(kb_ref *r, kb_tensor out, kb_tensor x);
@@ -61,12 +67,20 @@ kb_tensor kb_gelu_tanh(kb_ref *r, kb_tensor out, kb_tensor x); /* approximate='t
 kb_tensor kb_selu(kb_ref *r, kb_tensor out, kb_tensor x);
 kb_tensor kb_elu(kb_ref *r, kb_tensor out, kb_tensor x, double alpha);
 kb_tensor kb_hardsigmoid(kb_ref *r, kb_tensor out, kb_tensor x);
-kb_tensor kb_hardswish(kb_ref *r, kb_tensor out, kb_tensor x); /* F.hardswish: x * relu6(x + 3) / 6 */
-kb_tensor kb_mish(kb_ref *r, kb_tensor out, kb_tensor x);      /* F.mish: x * tanh(softplus(x)) */
-/* nn.Dropout / F.dropout(x, p, training): training != 0 draws a keep mask with probability 1 - p
- * and scales the kept values by 1 / (1 - p) (eager's fused_dropout); training == 0 or p == 0 is
- * the identity (a copy into out, or out = x when out is KB_NEW). docs/protocols.md says how a
- * problem whose output depends on the mask is checked. */
+/* F.hardswish: x * min(max(x + 3, 0), 6) * (1/6), ActivationHardswishKernel.cu's product with the
+ * float one_sixth (not a division by 6) */
+kb_tensor kb_hardswish(kb_ref *r, kb_tensor out, kb_tensor x);
+/* F.mish: x * tanh(log1p(exp(x))), ActivationMishKernel.cu */
+kb_tensor kb_mish(kb_ref *r, kb_tensor out, kb_tensor x);
+/* nn.Dropout / F.dropout(x, p, training): training != 0 and 0 < p < 1 is at::native_dropout's
+ * fused_dropout_kernel(_vec) (Dropout.cu): a Philox keep mask with probability 1 - p, kept values
+ * times (float)(1 / (1 - p)), the bool mask materialised in counted scratch (allocated before the
+ * result) and dropped after the launch; x must be contiguous and the result may not alias it.
+ * Where it differs: the Philox seed and offset are fixed (eager's come from the CUDA generator and
+ * advance per call), so the mask is reproducible, never PyTorch's. training == 0 or p == 0 is the
+ * identity (out = x when out is KB_NEW, else a copy into out); p == 1 is x * zeros({}) (a 0-d
+ * fill, then the broadcast mul), as _dropout_impl. A problem whose output depends on the mask
+ * cannot be compared with eager's element by element: the masks differ. */
 kb_tensor kb_dropout(kb_ref *r, kb_tensor out, kb_tensor x, double p, int training);
 kb_tensor kb_hardtanh(kb_ref *r, kb_tensor out, kb_tensor x, double min_val, double max_val);
 kb_tensor kb_softplus(kb_ref *r, kb_tensor out, kb_tensor x, double beta, double threshold);

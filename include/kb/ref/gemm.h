@@ -51,9 +51,17 @@ kb_tensor kb_mm(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);     /* [M,K
 kb_tensor kb_bmm(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b);    /* [B,M,K] @ [B,K,N] */
 kb_tensor kb_mv(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor x);     /* [M,K] @ [K] -> [M] */
 kb_tensor kb_dot(kb_ref *r, kb_tensor out, kb_tensor x, kb_tensor y);    /* [K] . [K] -> 0-d */
-/* nn.Linear / F.linear(x, weight, bias): x [..., in] @ weight[out, in]^T (+ bias[out]), as eager
- * runs it: addmm with cuBLASLt's bias epilogue where eager takes that path, else the GEMM and
- * eager's bias kernel; bias may be KB_NEW (bias=False). */
+/* nn.Linear / F.linear(x, weight, bias): x [..., in] @ weight[out, in]^T (+ bias[out]), as
+ * Linear.cpp's linear runs it. No bias (KB_NEW, bias=False): matmul(x, weight.t()), i.e. kb_matmul
+ * (2-D: cublasSgemm('t', 'n'); N-D contiguous: folded into one GEMM). With a 1-D contiguous bias,
+ * a 2-D x, or any contiguous N-D x (_flatten_nd_linear's [prod(leading), in] view), is
+ * addmm(bias, x, weight.t()) -> addmm_out_cuda_impl: with every size of x [M,K] and weight.t()
+ * [K,N] > 1 (isInputCompliesAddmmCudaLt), gemm_and_bias: one cublasLtMatmul with
+ * CUBLASLT_EPILOGUE_BIAS, compute type CUBLAS_COMPUTE_32F_FAST_TF32 or CUBLAS_COMPUTE_32F from
+ * matmul_tf32 (kb_op_linear's call, its 1 MiB workspace); otherwise (or when cuBLASLt declines) the
+ * bias copied into the result over its rows (copy_ of the expanded bias: kb_copy) then
+ * cublasSgemm with beta = 1. A strided N-D x: matmul then output.add_(bias) (kb_matmul, kb_add). x
+ * and weight contiguous otherwise (a strided 2-D operand fails with a message). */
 kb_tensor kb_linear(kb_ref *r, kb_tensor out, kb_tensor x, kb_tensor weight, kb_tensor bias);
 
 /* ---- raw (pointer level), cuBLAS's column-major arguments as at::cuda::blas takes them ------ */

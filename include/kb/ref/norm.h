@@ -7,9 +7,12 @@
  *
  * Each op dispatches the way eager PyTorch 2.11 dispatches the same call for a contiguous fp32
  * CUDA input, so that the kernels, their launch geometry and their rounding are eager's:
- *   kb_softmax / kb_log_softmax  host_softmax (ATen/native/cuda/SoftMax.cu), over the last dim
- *                                 (inner size 1); a softmax over a middle dim (PyTorch's
- *                                 cunn_SpatialSoftMaxForward) is not implemented and fails.
+ *   kb_softmax / kb_log_softmax  host_softmax (ATen/native/cuda/SoftMax.cu) over x viewed as
+ *                                 [outer, dim, inner]: inner == 1 (the last dim) the persistent
+ *                                 warp softmax or a block per row (kb_op_softmax); inner > 1 (a
+ *                                 middle dim: softmax(dim=1) of NCHW / NCDHW)
+ *                                 cunn_SpatialSoftMaxForward with SpatialSoftMax_getLaunchSizes'
+ *                                 block (dim threads, inner threads) and occupancy-sized grid.
  *   kb_batch_norm_train          _batch_norm_impl_index: cuDNN (cudnnBatchNormalizationForward-
  *                                 TrainingEx) when weight and bias are given, running stats both
  *                                 given or both absent, N <= 880801 and numel < 2^31; otherwise

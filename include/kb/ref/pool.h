@@ -72,8 +72,10 @@ kb_tensor kb_max_pool_nd(kb_ref *r, kb_tensor out, kb_tensor *indices, kb_tensor
 kb_tensor kb_avg_pool_nd(kb_ref *r, kb_tensor out, kb_tensor x, int nd, const int *kernel_size,
                          const int *stride, const int *padding, int ceil_mode, int count_include_pad,
                          int divisor_override);
-/* nn.AdaptiveAvgPool{1,2,3}d(output_size): nd spatial dims, one output size each; an output of
- * 1 everywhere is eager's mean over the spatial dims (keepdim), any other its adaptive kernel. */
+/* nn.AdaptiveAvgPool{1,2,3}d(output_size): nd spatial dims, one output size each. An output of 1
+ * everywhere is what at::adaptive_avg_pool{1,2,3}d runs then: x.mean(spatial dims, keepdim=True),
+ * one reduction kernel (kb_mean_dims). Any other output size would be adaptive_avg_pool2d/3d's
+ * CUDA kernel, which is not implemented: the op fails, saying so. */
 kb_tensor kb_adaptive_avg_pool_nd(kb_ref *r, kb_tensor out, kb_tensor x, int nd, const int64_t *output_size);
 
 /* ---- raw (pointer) level, kb/ops.h conventions -------------------------------------------- */

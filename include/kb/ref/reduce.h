@@ -36,13 +36,19 @@ kb_tensor kb_argmax(kb_ref *r, kb_tensor out, kb_tensor x, int dim, int keepdim)
 kb_tensor kb_argmin(kb_ref *r, kb_tensor out, kb_tensor x, int dim, int keepdim);
 
 /* Reductions over several dimensions at once (x.sum(dim=(2, 3)), x.mean([2, 3, 4], keepdim=True),
- * torch.amax(x, (1, 2))): one reduction kernel over the dims given (any order, negative allowed),
- * as eager's TensorIterator reduces them together. */
+ * torch.amax(x, (1, 2))): one reduction kernel over the dims given (any order, negative allowed;
+ * ndims == 0 reduces every dim, as dim=[]), as eager's TensorIterator reduces them together: the
+ * reduced dims coalesce into one reduced length, so x is reduced as [outer, len, inner] exactly as
+ * the one-dim ops above. x must be contiguous, and the reduced dims of size > 1 must be neighbours
+ * (no kept dim of size > 1 between them): otherwise TensorIterator keeps two reduced dims, which
+ * is not mirrored, and the op fails with a message. */
 kb_tensor kb_sum_dims(kb_ref *r, kb_tensor out, kb_tensor x, const int *dims, int ndims, int keepdim);
 kb_tensor kb_mean_dims(kb_ref *r, kb_tensor out, kb_tensor x, const int *dims, int ndims, int keepdim);
 kb_tensor kb_amax_dims(kb_ref *r, kb_tensor out, kb_tensor x, const int *dims, int ndims, int keepdim);
-/* torch.logsumexp(x, dims, keepdim): eager's composite (amax, the infinite maxima masked to 0,
- * exp(x - max), sum, log, + max), one kernel per step as eager launches them. */
+/* torch.logsumexp(x, dims, keepdim): eager's composite (ReduceOps.cpp logsumexp_out_impl), nine
+ * launches with eager's temporaries: maxes = amax(x, dims, keepdim=True); on its (squeezed) view
+ * masked_fill_(maxes.abs() == inf, 0) (abs, eq, masked_fill); sum((x - maxes).exp_(), dims,
+ * keepdim) (sub, exp, sum); .log_().add_(maxes) (log, add). */
 kb_tensor kb_logsumexp(kb_ref *r, kb_tensor out, kb_tensor x, const int *dims, int ndims, int keepdim);
 
 /* Raw (pointer-level) entry point of the family, kb/ops.h conventions: x contiguous fp32 viewed
