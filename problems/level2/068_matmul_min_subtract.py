@@ -1,0 +1,35 @@
+# KernelBench level 2, problem 68: Matmul Min Subtract. The C reference is problems/level2/068_matmul_min_subtract.c.
+# constant is a 0-d parameter (torch.tensor(2.0)); torch.min of two tensors is the elementwise minimum.
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """
+    Linear layer, elementwise minimum with a learned 0-d constant, then minus that constant.
+    """
+
+    def __init__(self, in_features, out_features, constant):
+        super(Model, self).__init__()
+        self.linear = nn.Linear(in_features, out_features)
+        self.constant = nn.Parameter(torch.tensor(constant))
+
+    def forward(self, x):
+        x = self.linear(x)
+        x = torch.min(x, self.constant)
+        x = x - self.constant
+        return x
+
+
+batch_size = 128
+in_features = 16384
+out_features = 16384
+constant = 2.0
+
+
+def get_inputs():
+    return [torch.rand(batch_size, in_features)]
+
+
+def get_init_inputs():
+    return [in_features, out_features, constant]

@@ -1,0 +1,39 @@
+# KernelBench level 2, problem 70: Gemm Sigmoid Scaling ResidualAdd. The C reference is problems/level2/070_gemm_sigmoid_scaling_residualadd.c.
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """
+    Linear layer, then sigmoid(x) * scaling_factor + x.
+    """
+
+    def __init__(self, input_size, hidden_size, scaling_factor):
+        super(Model, self).__init__()
+        self.gemm = nn.Linear(input_size, hidden_size)
+        self.scaling_factor = scaling_factor
+
+    def forward(self, x):
+        """
+        x: (batch_size, input_size) -> (batch_size, hidden_size)
+        """
+        x = self.gemm(x)
+        original_x = x
+        x = torch.sigmoid(x)
+        x = x * self.scaling_factor
+        x = x + original_x
+        return x
+
+
+batch_size = 1024
+input_size = 8192
+hidden_size = 8192
+scaling_factor = 2.0
+
+
+def get_inputs():
+    return [torch.rand(batch_size, input_size)]
+
+
+def get_init_inputs():
+    return [input_size, hidden_size, scaling_factor]
