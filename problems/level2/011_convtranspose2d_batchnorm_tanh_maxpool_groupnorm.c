@@ -42,7 +42,7 @@ static void reference(kb_ref *r)
                                     kb_arg(r, "conv_transpose.bias"),
                                     KB_CONV_PARAMS(.stride = {S, S}, .padding = {P, P}));
     kb_tensor b = kb_batch_norm_train(r, KB_NEW, c, kb_arg(r, "batch_norm.weight"), kb_arg(r, "batch_norm.bias"),
-                                      KB_NEW, KB_NEW, 0.1, 1e-5);
+                                      KB_NEW, KB_NEW, /*momentum=*/0.1, /*eps=*/1e-5);
     kb_drop(r, c);
     kb_tensor t = kb_tanh(r, KB_NEW, b);
     kb_drop(r, b);

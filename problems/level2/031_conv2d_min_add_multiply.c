@@ -6,9 +6,10 @@
  * Eager PyTorch: the cuDNN convolution (TF32 allowed by cudnn.allow_tf32) with its bias added by
  * a second kernel; torch.tensor(0.5) is a 0-d CPU tensor (no device work), so torch.min(x, it)
  * is at::minimum with a CPU-scalar operand, which gpu_kernel_with_scalars runs as a unary
- * vectorised kernel with 0.5 in a register: the kernel clamp_max(x, 0.5) runs, with the same
- * NaN rule (a NaN x stays NaN), so the reference calls kb_clamp_max. Then the broadcast add and
- * the scalar multiply: five kernels, each temporary freed when the next op has read it.
+ * vectorised kernel with 0.5 in a register: the kernel clamp_max(x, 0.5) runs too, with the same
+ * result bit for bit (a NaN x stays NaN in both), so the reference calls kb_clamp_max. Then the
+ * broadcast add and the scalar multiply: five kernels, each temporary freed when the next op has
+ * read it.
  * Napkin math: 2 * 128*128*126*126 * 576 = 3.0e11 FLOP, ~0.75 ms at ~400 TFLOP/s TF32 (4.5 ms
  * at 67 TFLOP/s FP32); y is 1.0 GB, written by the conv, read and written by the four
  * elementwise kernels: ~9.9 GB of traffic, ~2.3 ms at ~4.3 TB/s. Eager: 5.06 ms on an H100

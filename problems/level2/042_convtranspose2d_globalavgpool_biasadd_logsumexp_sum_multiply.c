@@ -17,8 +17,8 @@
  * by the mean; everything after it is 2048 values: ~9.7 GB of traffic, ~2.3 ms at ~4.3 TB/s.
  * Eager: 7.17 ms on an H100 (reference/kernelbench-problems.csv), 6.03 ms on the H200
  * (reference/pytorch-eager-h200.csv). .terms: each conv output sums at most 64 input channels
- * x 3 x 3 taps, and each mean 514*514 of them: the longest sum of the chain (the logsumexp, a
- * softmax-weighted average of its inputs' errors, adds none of its own beyond 128 terms).
+ * x 3 x 3 taps, and each mean 514*514 of them: the longest sum of the chain (the logsumexp's
+ * 128-term sum weighs its inputs' errors by a softmax, so it does not multiply them).
  * Flagged nondeterministic: cuDNN backward-data engines may accumulate split partial sums in a
  * run-dependent order, and PyTorch does not filter them (deterministic=False).
  */

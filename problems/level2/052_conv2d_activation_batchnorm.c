@@ -31,7 +31,8 @@ static void reference(kb_ref *r)
     kb_tensor m = kb_mul(r, KB_NEW, t, c);
     kb_drop(r, t);
     kb_drop(r, c);
-    kb_batch_norm_train(r, kb_arg(r, "y"), m, kb_arg(r, "bn.weight"), kb_arg(r, "bn.bias"), KB_NEW, KB_NEW, 0.1, 1e-5);
+    kb_batch_norm_train(r, kb_arg(r, "y"), m, kb_arg(r, "bn.weight"), kb_arg(r, "bn.bias"), KB_NEW, KB_NEW,
+                        /*momentum=*/0.1, /*eps=*/1e-5);
 }
 
 KB_PROBLEM(.title = "Conv2d Activation BatchNorm",

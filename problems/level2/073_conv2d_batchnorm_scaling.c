@@ -23,7 +23,8 @@ enum { BATCH = 128, CIN = 8, COUT = 64, H = 128, W = 128, K = 3, OH = H - K + 1,
 static void reference(kb_ref *r)
 {
     kb_tensor c = kb_conv(r, KB_NEW, kb_arg(r, "x"), kb_arg(r, "conv.weight"), kb_arg(r, "conv.bias"), NULL);
-    kb_tensor b = kb_batch_norm_train(r, KB_NEW, c, kb_arg(r, "bn.weight"), kb_arg(r, "bn.bias"), KB_NEW, KB_NEW, 0.1, 1e-5);
+    kb_tensor b = kb_batch_norm_train(r, KB_NEW, c, kb_arg(r, "bn.weight"), kb_arg(r, "bn.bias"), KB_NEW, KB_NEW,
+                                      /*momentum=*/0.1, /*eps=*/1e-5);
     kb_drop(r, c);
     kb_muls(r, kb_arg(r, "y"), b, 2.0);
 }

@@ -27,7 +27,8 @@ enum { PH = (OH - POOL) / POOL + 1, PW = (OW - POOL) / POOL + 1 }; /* 31 */
 static void reference(kb_ref *r)
 {
     kb_tensor c = kb_conv(r, KB_NEW, kb_arg(r, "x"), kb_arg(r, "conv.weight"), kb_arg(r, "conv.bias"), NULL);
-    kb_tensor g = kb_group_norm(r, KB_NEW, c, GROUPS, kb_arg(r, "group_norm.weight"), kb_arg(r, "group_norm.bias"), 1e-5);
+    kb_tensor g = kb_group_norm(r, KB_NEW, c, GROUPS, kb_arg(r, "group_norm.weight"), kb_arg(r, "group_norm.bias"),
+                                1e-5);
     kb_drop(r, c);
     kb_tensor s = kb_mul(r, KB_NEW, g, kb_arg(r, "scale"));
     kb_drop(r, g);

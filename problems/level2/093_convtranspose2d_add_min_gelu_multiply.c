@@ -6,10 +6,12 @@
  *
  * Eager PyTorch: cudnn_convolution_transpose, one cuDNN v8 backward-data graph (TF32 allowed by
  * cudnn.allow_tf32) with its bias added by a second kernel, the scalar add; then
- * torch.tensor(0.0, device=x.device), a 0-d CUDA tensor (a 4-byte host-to-device copy, here a
- * fill of a 0-d temporary: one tiny launch either way), and at::minimum with it, a stride-0
+ * torch.tensor(0.0, device=x.device), a 0-d CUDA tensor, and at::minimum with it, a stride-0
  * broadcast operand (TensorIterator's strided path, not the CPU-scalar one); then F.gelu (erf)
- * and the scalar multiply. Each temporary is freed when the next op has read it. PyTorch's
+ * and the scalar multiply. Each temporary is freed when the next op has read it. Deliberate
+ * difference: eager makes the 0-d tensor by a blocking 4-byte host-to-device copy (the host
+ * waits for the stream before it launches the minimum); the reference fills a 0-d temporary on
+ * the stream instead: one tiny operation either way, no host wait. PyTorch's
  * kaiming init of a transposed weight takes fan_in from weight.size(1) * 4 * 4 = 2048.
  * Napkin math: 2 * 128*64*128 * 256*256 = 1.4e11 FLOP, ~0.34 ms at ~400 TFLOP/s TF32 (2.1 ms at
  * 67 TFLOP/s FP32); y is 1.1 GB, written by the conv, read and written by the bias add and the
