@@ -1,6 +1,7 @@
 /*
  * ops/norm.cu -- the normalisation ops: kb_op_layer_norm (here, first), the native batch norm
- * and group norm kernels (kb_op_batch_norm_native_train, kb_op_group_norm, further down) and the
+ * and group norm kernels (kb_op_batch_norm_native_train with its plane-per-block and channels-last
+ * kernels, kb_op_group_norm, further down) and the
  * tensor-level kb_batch_norm_train / kb_instance_norm / kb_group_norm / kb_layer_norm
  * (kb/ref/norm.h) at the end. Measured on the H200 against eager PyTorch 2.11 (ms):
  * InstanceNorm L1/34 8.36 vs 8.45, GroupNorm L1/35 9.11 vs 9.26 (a throw-away harness, full
@@ -336,6 +337,9 @@ extern "C" int kb_op_layer_norm(kb_ctx *ctx, const float *x, const float *gamma,
  * takes this path); these kernels form 64-bit offsets per (batch, plane) row and keep 32-bit
  * counters inside a row, which costs nothing measurable. Above 2^31 elements PyTorch switches to
  * var_mean + TensorIterator kernels; this file keeps the same kernels (documented difference).
+ * These are batch_norm_choose_impl's Impl::Contiguous kernels (stride[1] != 1: spatial > 1). An
+ * input with spatial == 1 -- every 2-D (N, C) input, BatchNorm1d after a Linear -- is
+ * Impl::ChannelsLast and runs the channels-last kernels further down instead.
  * ========================================================================================== */
 
 namespace {
@@ -447,6 +451,352 @@ __global__ void bn_transform_input_kernel(const float *__restrict__ x, float *__
         float *o_row = y + base;
         for (int64_t f = threadIdx.x; f < fs; f += blockDim.x)
             o_row[f] = gamma * (i_row[f] - mean) * invstd + beta;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Channels-last native batch norm (training). batch_norm_choose_impl (Normalization.cu) returns
+ * Impl::ChannelsLast for every contiguous input whose stride[1] == 1 -- for the (N, C, spatial)
+ * contiguous view here that is spatial == 1, in particular every 2-D (N, C) BatchNorm1d input,
+ * which cuDNN never takes (_select_batch_norm_backend wants >= 3 dims) -- and then batch_norm_cuda
+ * runs, instead of the plane-per-block kernels above:
+ *   batch_norm_stats_channels_last_cuda_template<float, Var>: flexible_launch_configs(N, C,
+ *       coop_flag = true); if grid.y > 1 a float staging_data of 4 * C * grid.y (empty) and an
+ *       int semaphores of grid.x (zeros: one fill kernel), then
+ *       batch_norm_collect_statistics_channels_last_kernel<Var, float, float, ELEMENTS_PER_ITER>;
+ *       both temporaries are freed when the template returns;
+ *   batch_norm_calc_invstd: one TensorIterator kernel, rsqrt(var + eps) in place;
+ *   batch_norm_elemt_channels_last_cuda_template: flexible_launch_configs(N, C, coop_flag =
+ *       false), batch_norm_transform_input_channels_last_kernel<float, float, float,
+ *       ELEMENTS_PER_ITER> (z = nullptr, fuse_relu = false).
+ * The two kernels below are ported from ATen/native/cuda/Normalization.cuh of PyTorch 2.11 (apex's
+ * welford_kernel_c_last and batchnorm_forward_c_last_kernel): the (m, c) = (N, C) matrix, one
+ * thread per column c = blockIdx.x * blockDim.x + threadIdx.x walking rows m = blockIdx.y *
+ * blockDim.y + threadIdx.y + k * blockDim.y * gridDim.y, int32 indices as in PyTorch, loads
+ * coalesced along C. The statistics are Welford in float with an int count, ELEMENTS_PER_ITER = 4
+ * independent accumulators per thread merged in order 0 <- 1, 2, 3, then across threadIdx.y by a
+ * shared-memory halving tree, then (grid.y > 1) across the grid.y blocks of a column through the
+ * staging buffer: the block that takes the last ticket of its semaphore merges the grid.y partial
+ * results (rows y = threadIdx.y, + blockDim.y, ...; then the same tree) and writes save_mean and
+ * the biased variance (Var transform) -- the same operations in the same order as PyTorch, so
+ * the same rounding up to the compiler's FMA contraction. Why it matters: on a (N, C) matrix the
+ * plane-per-block kernels above read one column per block, every load 4 bytes out of its own
+ * 32-byte sector, and transform it with one live thread in 32 (L2/33, 39, 41, 84 and 97 took
+ * 1.3-1.7x eager's time in FP32 and 3-5x in TF32 that way).
+ * ========================================================================================== */
+
+constexpr int kClElementsPerIter = 4;    /* ELEMENTS_PER_ITER (PARALLEL_LOADS) */
+constexpr int kClElementsPerThread = 16; /* ELEMENTS_PER_THREAD */
+constexpr int kClOptimalTileW = 32;      /* OPTIMAL_TILE_W */
+constexpr int kClMaxHBlock = 128;        /* MAX_H_BLOCK */
+
+/* lastPow2 (ATen/native/cuda/LaunchUtils.h): 2^floor(log2(n)), at least 1 */
+static int last_pow2(unsigned int n)
+{
+    n |= (n >> 1);
+    n |= (n >> 2);
+    n |= (n >> 4);
+    n |= (n >> 8);
+    n |= (n >> 16);
+    const int p = (int)(n - (n >> 1));
+    return p > 1 ? p : 1;
+}
+
+static int imin(int a, int b) { return a < b ? a : b; }
+static int ceil_div_int(int a, int b) { return (a + b - 1) / b; }
+
+/* flexible_launch_configs (Normalization.cuh), MAX_BLOCK_SIZE = 512 on CUDA */
+static void flexible_launch_configs(int reduction, int stride, dim3 &block, dim3 &grid, bool coop_flag)
+{
+    int block_x = imin(last_pow2((unsigned)stride), kClOptimalTileW);
+    int block_y = imin(last_pow2((unsigned)ceil_div_int(reduction, kClElementsPerThread)), kBnMaxBlock / block_x);
+    if (block_x * block_y != kBnMaxBlock)
+        block_x = imin(last_pow2((unsigned)stride), kBnMaxBlock / block_y);
+
+    const int grid_x = ceil_div_int(stride, block_x);
+    int grid_y = imin(ceil_div_int(reduction, block_y * kClElementsPerThread), kClMaxHBlock);
+    if (coop_flag)
+        grid_y = grid_y < 8 ? 1 : grid_y; /* not worth a grid reduction for a short reduction */
+
+    block = dim3((unsigned)block_x, (unsigned)block_y, 1);
+    grid = dim3((unsigned)grid_x, (unsigned)grid_y, 1);
+}
+
+/* welford_merge_element<float, int> */
+__device__ __forceinline__ void cl_welford_merge_element(int &count, float &mean, float &m2n, const int &count_new,
+                                                         const float &mean_new, const float &m2n_new)
+{
+    float factor = 1.0f / max(1, (count + count_new));
+    float delta0 = mean - mean_new;
+    mean = (mean_new * count_new + mean * count) * factor;
+    m2n += m2n_new + delta0 * delta0 * count_new * count * factor;
+    count += count_new;
+}
+
+/* welford_merge_block_vertical: merge across threadIdx.y; thread (x, 0) ends with the column's
+ * result. (A reader of slot y + offset is never a writer's slot of the next, smaller offset, so
+ * one __syncthreads per level suffices, as in PyTorch.) */
+__device__ __forceinline__ void cl_welford_merge_block_vertical(int &count, float &mean, float &m2n, int *shmem_count,
+                                                                float *shmem_mean, float *shmem_m2n)
+{
+    const unsigned address_base = threadIdx.x + threadIdx.y * blockDim.x;
+#pragma unroll
+    for (int offset = (int)blockDim.y / 2; offset > 0; offset >>= 1) {
+        if (threadIdx.y < (unsigned)(offset * 2)) {
+            shmem_mean[address_base] = mean;
+            shmem_m2n[address_base] = m2n;
+            shmem_count[address_base] = count;
+        }
+        __syncthreads();
+        if (threadIdx.y < (unsigned)offset && threadIdx.y + (unsigned)offset < blockDim.y) {
+            const unsigned address = address_base + (unsigned)offset * blockDim.x;
+            const int count_new = shmem_count[address];
+            const float mean_new = shmem_mean[address];
+            const float m2n_new = shmem_m2n[address];
+            cl_welford_merge_element(count, mean, m2n, count_new, mean_new, m2n_new);
+        }
+    }
+}
+
+/* batch_norm_collect_statistics_channels_last_kernel<Var, float, float, ELEMENTS_PER_ITER>:
+ * out_var gets the biased variance (m2n / count); epsilon is unused (Var), passed as PyTorch's
+ * dummy 1e-5. */
+template <int PARALLEL_LOADS>
+__global__ void bn_collect_statistics_channels_last_kernel(const float *__restrict__ input,
+                                                           float *__restrict__ out_mean,
+                                                           float *__restrict__ out_var,
+                                                           volatile float *staging_data, int *semaphores,
+                                                           const int reduction_size, const int stride, float epsilon)
+{
+    (void)epsilon;
+    /* hide latency with concurrency */
+    float x_mean[PARALLEL_LOADS];
+    float m_2_n[PARALLEL_LOADS];
+    int count[PARALLEL_LOADS];
+#pragma unroll
+    for (int i = 0; i < PARALLEL_LOADS; i++) {
+        x_mean[i] = 0.0f;
+        m_2_n[i] = 0.0f;
+        count[i] = 0;
+    }
+
+    const int inner_loop_stride = (int)(blockDim.y * gridDim.y); /* loop along m */
+    int m_offset = (int)(blockIdx.y * blockDim.y + threadIdx.y);
+    const int c_offset = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+
+    const int loop_count = 1 + (reduction_size - 1) / (inner_loop_stride * PARALLEL_LOADS);
+    int address_base = m_offset * stride + c_offset;
+    const int address_increment = inner_loop_stride * stride;
+
+    for (int i = 0; i < loop_count; i++) {
+        float x_math[PARALLEL_LOADS];
+        float x_count_inv[PARALLEL_LOADS];
+        float is_valid[PARALLEL_LOADS];
+        /* load multiple data in */
+#pragma unroll
+        for (int j = 0; j < PARALLEL_LOADS; j++) {
+            if (c_offset < stride && m_offset < reduction_size) {
+                x_math[j] = input[address_base];
+                count[j]++;
+                x_count_inv[j] = 1.0f / count[j];
+                is_valid[j] = 1.0f;
+            } else {
+                x_math[j] = 0.0f;
+                x_count_inv[j] = 0.0f;
+                is_valid[j] = 0.0f;
+            }
+            m_offset += inner_loop_stride;
+            address_base += address_increment;
+        }
+        /* mean / m2n with Welford */
+#pragma unroll
+        for (int j = 0; j < PARALLEL_LOADS; j++) {
+            float delta0 = x_math[j] - x_mean[j];
+            x_mean[j] += delta0 * x_count_inv[j];
+            float delta1 = x_math[j] - x_mean[j];
+            m_2_n[j] += delta0 * delta1 * is_valid[j];
+        }
+    }
+
+    /* thread reduction over the PARALLEL_LOADS accumulators */
+#pragma unroll
+    for (int j = 1; j < PARALLEL_LOADS; j++)
+        cl_welford_merge_element(count[0], x_mean[0], m_2_n[0], count[j], x_mean[j], m_2_n[j]);
+
+    float mean_th = x_mean[0];
+    float m2_th = m_2_n[0];
+    int count_th = count[0];
+
+    /* block-wise reduction with shared memory */
+    static __shared__ float shmem_mean[kBnMaxBlock];
+    static __shared__ float shmem_m2n[kBnMaxBlock];
+    static __shared__ int shmem_count[kBnMaxBlock];
+
+    cl_welford_merge_block_vertical(count_th, mean_th, m2_th, shmem_count, shmem_mean, shmem_m2n);
+
+    if (gridDim.y > 1) {
+        volatile float *staging_mean = staging_data;
+        volatile float *staging_m2n = &staging_data[stride * gridDim.y];
+        volatile int *staging_count = reinterpret_cast<volatile int *>(&staging_m2n[stride * gridDim.y]);
+
+        address_base = c_offset + (int)blockIdx.y * stride;
+        /* write data to staging_data */
+        if (threadIdx.y == 0 && c_offset < stride) {
+            staging_mean[address_base] = mean_th;
+            staging_m2n[address_base] = m2_th;
+            staging_count[address_base] = count_th;
+        }
+
+        __threadfence();
+        __syncthreads(); /* the staging writes are visible to all blocks */
+
+        __shared__ bool is_last_block_done;
+        /* mark block done */
+        if (threadIdx.x == 0 && threadIdx.y == 0) {
+            const int old = atomicAdd(&semaphores[blockIdx.x], 1);
+            is_last_block_done = (old == (int)(gridDim.y - 1));
+        }
+
+        __syncthreads();
+
+        /* all data is now available in global memory */
+        if (is_last_block_done) {
+            count_th = 0;
+            mean_th = 0.0f;
+            m2_th = 0.0f;
+
+            for (int y = (int)threadIdx.y; y < (int)gridDim.y; y += (int)blockDim.y) {
+                address_base = c_offset + y * stride;
+                int count_new = c_offset < stride ? staging_count[address_base] : 0;
+                float mean_new = c_offset < stride ? staging_mean[address_base] : 0.0f;
+                float m2n_new = c_offset < stride ? staging_m2n[address_base] : 0.0f;
+
+                cl_welford_merge_element(count_th, mean_th, m2_th, count_new, mean_new, m2n_new);
+            }
+
+            cl_welford_merge_block_vertical(count_th, mean_th, m2_th, shmem_count, shmem_mean, shmem_m2n);
+            if (threadIdx.y == 0 && c_offset < stride) {
+                out_mean[c_offset] = mean_th;
+                out_var[c_offset] = m2_th / count_th; /* Var{}(m2_th / count_th, epsilon) */
+            }
+        }
+    } else {
+        if (blockIdx.y == 0 && threadIdx.y == 0 && c_offset < stride) {
+            out_mean[c_offset] = mean_th;
+            out_var[c_offset] = m2_th / count_th;
+        }
+    }
+}
+
+/* batch_norm_transform_input_channels_last_kernel<float, float, float, ELEMENTS_PER_ITER>:
+ * y = w_c * (x - mean_c) * invstd_c + shift_c. z and fuse_relu stay run-time arguments as in
+ * PyTorch (batch_norm_cuda passes no z and fuse_relu = false), so the loop is the same code. */
+template <int PARALLEL_LOADS>
+__global__ void bn_transform_input_channels_last_kernel(const float *__restrict__ input, const float *__restrict__ z,
+                                                        const float *__restrict__ mean,
+                                                        const float *__restrict__ inv_std,
+                                                        const float *__restrict__ weight,
+                                                        const float *__restrict__ shift, float *__restrict__ out,
+                                                        const int reduction_size, const int stride,
+                                                        const bool fuse_relu)
+{
+    const int inner_loop_stride = (int)(blockDim.y * gridDim.y);
+    int m_offset = (int)(blockIdx.y * blockDim.y + threadIdx.y);
+    const int c_offset = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+
+    if (c_offset >= stride || m_offset >= reduction_size)
+        return;
+
+    const float m_c = mean[c_offset];
+    const float inv_std_c = inv_std[c_offset];
+    const float w_c = weight == nullptr ? 1.0f : weight[c_offset];
+    const float s_c = shift == nullptr ? 0.0f : shift[c_offset];
+
+    const int loop_count = 1 + (reduction_size - 1) / (inner_loop_stride * PARALLEL_LOADS);
+    int address_base = m_offset * stride + c_offset;
+    const int address_increment = inner_loop_stride * stride;
+
+    for (int i = 0; i < loop_count; i++) {
+#pragma unroll
+        for (int j = 0; j < PARALLEL_LOADS; j++) {
+            if (c_offset < stride && m_offset < reduction_size) {
+                float tmp = w_c * (input[address_base] - m_c) * inv_std_c + s_c;
+                if (z != nullptr)
+                    tmp += z[address_base];
+                out[address_base] = (fuse_relu && tmp <= 0.0f ? 0.0f : tmp);
+            }
+            m_offset += inner_loop_stride;
+            address_base += address_increment;
+        }
+    }
+}
+
+/* The two TensorIterator kernels of this path, as gpu_kernel runs them for one contiguous,
+ * 16-byte-aligned 1-d operand: vectorized_elementwise_kernel<4> with PyTorch 2.11's sm_90
+ * geometry (the one ops/elementwise.cu mirrors): 128 threads, 1024 elements per block, a full
+ * block loading vectors t and t + 128 of its part, the last partial block the bounds-checked
+ * unrolled loop (elements t + k * 128). Both are tiny (C or grid.x elements). */
+constexpr int kClVecThreads = 128; /* num_threads() */
+constexpr int kClVecWork = 8;      /* elements per thread */
+constexpr int kClVecBlockWork = kClVecThreads * kClVecWork;
+
+/* fill_kernel_cuda's FillFunctor<int> for at::zeros({grid.x}, kInt) (zero_ -> fill_(0)) */
+__global__ void __launch_bounds__(kClVecThreads) bn_fill_int_vectorized_kernel(int n, int value, int *out)
+{
+    const int base = (int)blockIdx.x * kClVecBlockWork;
+    const int remaining = n - base;
+    if (remaining < kClVecBlockWork) {
+#pragma unroll
+        for (int k = 0; k < kClVecWork; k++) {
+            const int j = (int)threadIdx.x + k * kClVecThreads;
+            if (j < remaining)
+                out[base + j] = value;
+        }
+        return;
+    }
+    int4 *out4 = reinterpret_cast<int4 *>(out);
+#pragma unroll
+    for (int k = 0; k < kClVecWork / 4; k++)
+        out4[base / 4 + (int)threadIdx.x + k * kClVecThreads] = make_int4(value, value, value, value);
+}
+
+/* batch_norm_calc_invstd(save_invstd, save_invstd, eps): BatchNormInvStdFunctor, rsqrt(var + eps)
+ * with eps as a float (acc_t), in place (no __restrict__). */
+__global__ void __launch_bounds__(kClVecThreads) bn_invstd_vectorized_kernel(int n, float eps, float *out,
+                                                                             const float *in)
+{
+    const int base = (int)blockIdx.x * kClVecBlockWork;
+    const int remaining = n - base;
+    if (remaining < kClVecBlockWork) {
+        float v[kClVecWork] = {};
+#pragma unroll
+        for (int k = 0; k < kClVecWork; k++) {
+            const int j = (int)threadIdx.x + k * kClVecThreads;
+            if (j < remaining)
+                v[k] = in[base + j];
+        }
+#pragma unroll
+        for (int k = 0; k < kClVecWork; k++) {
+            const int j = (int)threadIdx.x + k * kClVecThreads;
+            if (j < remaining)
+                out[base + j] = rsqrtf(v[k] + eps);
+        }
+        return;
+    }
+    const float4 *in4 = reinterpret_cast<const float4 *>(in);
+    float4 *out4 = reinterpret_cast<float4 *>(out);
+    float4 v[kClVecWork / 4];
+#pragma unroll
+    for (int k = 0; k < kClVecWork / 4; k++)
+        v[k] = in4[base / 4 + (int)threadIdx.x + k * kClVecThreads];
+#pragma unroll
+    for (int k = 0; k < kClVecWork / 4; k++) {
+        float4 o;
+        o.x = rsqrtf(v[k].x + eps);
+        o.y = rsqrtf(v[k].y + eps);
+        o.z = rsqrtf(v[k].z + eps);
+        o.w = rsqrtf(v[k].w + eps);
+        out4[base / 4 + (int)threadIdx.x + k * kClVecThreads] = o;
     }
 }
 
@@ -626,6 +976,81 @@ static int launch_rowwise_broadcast(kb_ctx *ctx, bool affine, const float *x, co
     return affine ? launch_pieces<true>(ctx, x, a, b, y, rows, len) : launch_pieces<false>(ctx, x, a, b, y, rows, len);
 }
 
+/* batch_norm_cuda_out(train = true) for an Impl::ChannelsLast input: x is (m, c) =
+ * (reduction_size, stride) = (N, C), row-major. Returns 0 or -1 with the reason in ctx. */
+static int bn_channels_last_train(kb_ctx *ctx, const float *x, float *y, int reduction_size, int stride,
+                                  const float *weight, const float *bias, double eps, double momentum,
+                                  float *running_mean, float *running_var, float *save_mean, float *save_invstd)
+{
+    cudaStream_t s = kb_ctx_stream(ctx);
+
+    /* batch_norm_mean_var -> batch_norm_stats_channels_last_cuda_template<float, Var>: save_invstd
+     * holds the biased variance until it is inverted */
+    {
+        dim3 block, grid;
+        flexible_launch_configs(reduction_size, stride, block, grid, true);
+        float *staging = NULL;
+        int *semaphores = NULL;
+        if (grid.y > 1) {
+            /* staging_data = at::empty({4 * stride * grid.y}, float): counted scratch, like the
+             * caching allocator's block (the kernel uses 3 of the 4 slices, as PyTorch's) */
+            staging = (float *)kb_ctx_alloc(ctx, sizeof(float) * 4 * (size_t)stride * grid.y);
+            if (!staging)
+                return -1;
+            /* semaphores = at::zeros({grid.x}, kInt): an allocation and one fill kernel */
+            semaphores = (int *)kb_ctx_alloc(ctx, sizeof(int) * (size_t)grid.x);
+            if (!semaphores) {
+                kb_ctx_free(ctx, staging);
+                return -1;
+            }
+            const unsigned fill_blocks = (grid.x + kClVecBlockWork - 1) / kClVecBlockWork;
+            bn_fill_int_vectorized_kernel<<<fill_blocks, kClVecThreads, 0, s>>>((int)grid.x, 0, semaphores);
+        }
+        cudaError_t e = cudaGetLastError();
+        if (e == cudaSuccess) {
+            bn_collect_statistics_channels_last_kernel<kClElementsPerIter><<<grid, block, 0, s>>>(
+                x, save_mean, save_invstd, staging, semaphores, reduction_size, stride, 1e-5f /* dummy_epsilon */);
+            e = cudaGetLastError();
+        }
+        /* the template's locals go out of scope: semaphores first, then staging_data */
+        if (semaphores)
+            kb_ctx_free(ctx, semaphores);
+        if (staging)
+            kb_ctx_free(ctx, staging);
+        KB_OP_CUDA(ctx, e);
+    }
+    /* batch_norm_calc_invstd, or batch_norm_update_stats_and_invert with running statistics */
+    if (running_mean) {
+        /* Not PyTorch's geometry (a 3-output TensorIterator kernel): no problem passes running
+         * statistics (they are module buffers, not inputs); the plane-per-block path's kernel. */
+        const int threads = 128;
+        const unsigned blocks = (unsigned)((stride + threads - 1) / threads);
+        const float bessel = (float)((double)reduction_size / (double)(reduction_size - 1));
+        bn_update_stats_and_invert_kernel<<<blocks, threads, 0, s>>>(save_mean, save_invstd, running_mean, running_var,
+                                                                     stride, bessel, (float)momentum, (float)eps);
+    } else if ((uintptr_t)save_invstd % 16 == 0) {
+        const unsigned blocks = (unsigned)((stride + kClVecBlockWork - 1) / kClVecBlockWork);
+        bn_invstd_vectorized_kernel<<<blocks, kClVecThreads, 0, s>>>(stride, (float)eps, save_invstd, save_invstd);
+    } else {
+        /* a misaligned caller buffer (never one of kb_empty's): PyTorch would take the unrolled
+         * TensorIterator kernel; the plain kernel gives the same values */
+        const int threads = 128;
+        const unsigned blocks = (unsigned)((stride + threads - 1) / threads);
+        bn_invstd_kernel<<<blocks, threads, 0, s>>>(save_invstd, save_invstd, stride, (float)eps);
+    }
+    KB_OP_LAUNCHED(ctx);
+    /* batch_norm_elementwise -> batch_norm_elemt_channels_last_cuda_template (the output is
+     * empty_like(x): same strides; weight, bias, mean, invstd contiguous) */
+    {
+        dim3 block, grid;
+        flexible_launch_configs(reduction_size, stride, block, grid, false);
+        bn_transform_input_channels_last_kernel<kClElementsPerIter><<<grid, block, 0, s>>>(
+            x, nullptr, save_mean, save_invstd, weight, bias, y, reduction_size, stride, false);
+        KB_OP_LAUNCHED(ctx);
+    }
+    return 0;
+}
+
 } /* namespace */
 
 extern "C" int kb_op_batch_norm_native_train(kb_ctx *ctx, const float *x, float *y, int64_t N, int64_t C,
@@ -648,6 +1073,13 @@ extern "C" int kb_op_batch_norm_native_train(kb_ctx *ctx, const float *x, float 
         return kb_ctx_fail(ctx, "kb_op_batch_norm_native_train: N*spatial=%lld values per plane overflow the "
                                 "int Welford count (as in PyTorch's kernel)",
                            (long long)(N * spatial));
+    /* batch_norm_choose_impl: a contiguous input with stride[1] == 1 (spatial == 1: every 2-D
+     * (N, C) input) that is 32-bit indexable (canUse32BitIndexMath: numel < INT32_MAX) takes the
+     * channels-last kernels; a larger one would take PyTorch's Impl::General (var_mean and a
+     * TensorIterator kernel), for which the NCHW kernels below stand in, as for spatial > 1. */
+    if (spatial == 1 && N * C < INT32_MAX)
+        return bn_channels_last_train(ctx, x, y, (int)N, (int)C, weight, bias, eps, momentum, running_mean,
+                                      running_var, save_mean, save_invstd);
     cudaStream_t s = kb_ctx_stream(ctx);
 
     /* batch_norm_stats_cuda_template: save_invstd holds the variance until it is inverted */
@@ -812,6 +1244,10 @@ extern "C" kb_tensor kb_batch_norm_train(kb_ref *r, kb_tensor out, kb_tensor x, 
                                                kb_f32(r, weight), kb_f32(r, bias), eps, momentum,
                                                opt_f32_mut(r, running_mean), opt_f32_mut(r, running_var)));
     } else {
+        /* batch_norm_cuda: output (y, above), save_mean, save_invstd, in that order; the raw entry
+         * picks batch_norm_choose_impl's kernels: channels-last for sp == 1 (a 2-D (N, C) input is
+         * contiguous with stride[1] == 1), with its staging / semaphore temporaries counted in
+         * this scope's context, else the plane-per-block kernels */
         kb_tensor save_mean = empty1(r, C), save_invstd = empty1(r, C);
         if (kb_ref_ok(r))
             kb_ref_check(r, kb_op_batch_norm_native_train(kb_ref_ctx(r), kb_f32(r, x), kb_f32(r, y), N, C, sp,

@@ -15,8 +15,10 @@
  *                                 block (dim threads, inner threads) and occupancy-sized grid.
  *   kb_batch_norm_train          _batch_norm_impl_index: cuDNN (cudnnBatchNormalizationForward-
  *                                 TrainingEx) when weight and bias are given, running stats both
- *                                 given or both absent, N <= 880801 and numel < 2^31; otherwise
- *                                 the native batch_norm_cuda kernels (below).
+ *                                 given or both absent, N <= 880801, numel < 2^31 and x has at
+ *                                 least 3 dims; otherwise the native batch_norm_cuda kernels
+ *                                 (below) -- for a 2-D (N, C) input (BatchNorm1d after a Linear,
+ *                                 contiguous with stride[1] == 1) the channels-last ones.
  *   kb_instance_norm             at::instance_norm: x viewed as (1, N*C, spatial...) through
  *                                 batch_norm(training=True, no running stats); without weight and
  *                                 bias that is NOT cuDNN but native batch_norm_cuda:
@@ -45,7 +47,11 @@ kb_tensor kb_softmax(kb_ref *r, kb_tensor out, kb_tensor x, int dim);
 kb_tensor kb_log_softmax(kb_ref *r, kb_tensor out, kb_tensor x, int dim);
 
 /* nn.BatchNormNd in training mode: x (N, C, spatial...), weight / bias [C] (or KB_NEW),
- * running_mean / running_var [C] (both or neither; updated with momentum as PyTorch does). */
+ * running_mean / running_var [C] (both or neither; updated with momentum as PyTorch does). Every
+ * problem passes none: the module's running buffers are not inputs, so on the native path the
+ * kernel that updates them in eager (batch_norm_update_stats_and_invert) runs as the plain invstd
+ * kernel, cuDNN is called without running buffers, and num_batches_tracked += 1 is not
+ * reproduced. */
 kb_tensor kb_batch_norm_train(kb_ref *r, kb_tensor out, kb_tensor x, kb_tensor weight, kb_tensor bias,
                               kb_tensor running_mean, kb_tensor running_var, double momentum, double eps);
 
@@ -66,7 +72,14 @@ kb_tensor kb_layer_norm(kb_ref *r, kb_tensor out, kb_tensor x, int normalized_nd
 /* Native batch_norm_cuda in training mode, as PyTorch runs it when cuDNN is not eligible: x
  * (N, C, spatial) contiguous; weight / bias [C] or NULL; save_mean / save_invstd [C] (required:
  * native_batch_norm returns them); running_mean / running_var [C] or both NULL (updated with
- * momentum and the unbiased variance, as batch_norm_update_stats_and_invert). */
+ * momentum and the unbiased variance, as batch_norm_update_stats_and_invert, by a kernel of
+ * another geometry than PyTorch's TensorIterator one). As batch_norm_choose_impl: spatial > 1
+ * (Impl::Contiguous) runs batch_norm_collect_statistics_kernel, the invstd kernel and
+ * batch_norm_transform_input_kernel, one plane per block; spatial == 1 with N*C < 2^31 - 1
+ * (Impl::ChannelsLast: stride[1] == 1) runs batch_norm_collect_statistics_channels_last_kernel
+ * (over a grid split along N: a 4*C*grid.y float staging buffer and grid.x int semaphores,
+ * zero-filled by one kernel, both counted scratch of ctx), the vectorized invstd kernel and
+ * batch_norm_transform_input_channels_last_kernel, with flexible_launch_configs' geometry. */
 int kb_op_batch_norm_native_train(kb_ctx *ctx, const float *x, float *y, int64_t N, int64_t C, int64_t spatial,
                                   const float *weight, const float *bias, double eps, double momentum,
                                   float *running_mean, float *running_var, float *save_mean, float *save_invstd);
