@@ -36,6 +36,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "kb/ops.h"
 #include "kb/ref.h"
 
@@ -863,21 +865,23 @@ __device__ __forceinline__ uint32_t div_q(const IntDivider &d, uint32_t n)
     return (__umulhi(n, d.m1) + n) >> d.shift;
 }
 
-/* OffsetCalculator<4, uint32_t> (OffsetCalculator.cuh): per dimension an IntDivider and the
- * four operands' byte strides, walked by PyTorch's loop over MAX_DIMS (25) with an early break.
+/* OffsetCalculator<NARGS, uint32_t> (OffsetCalculator.cuh): per dimension an IntDivider and the
+ * NARGS operands' byte strides (4 for the [rows, len] broadcasts below, 5 or 6 for
+ * GroupNorm1dForward), walked by PyTorch's loop over MAX_DIMS (25) with an early break.
  * Kept generic (strides as data, not constants) because that integer work is part of what the
  * eager kernel costs. */
 constexpr int kMaxDims = 25;
-struct OffsetCalc {
+template <int NARGS> struct OffsetCalc {
     int dims;
     IntDivider sizes[kMaxDims];
-    uint32_t strides[kMaxDims][4];
+    uint32_t strides[kMaxDims][NARGS];
 };
 
-__device__ __forceinline__ void offsets_of(const OffsetCalc &oc, uint32_t linear, uint32_t off[4])
+template <int NARGS>
+__device__ __forceinline__ void offsets_of(const OffsetCalc<NARGS> &oc, uint32_t linear, uint32_t off[NARGS])
 {
 #pragma unroll
-    for (int arg = 0; arg < 4; arg++)
+    for (int arg = 0; arg < NARGS; arg++)
         off[arg] = 0;
 #pragma unroll
     for (int dim = 0; dim < kMaxDims; ++dim) {
@@ -887,14 +891,14 @@ __device__ __forceinline__ void offsets_of(const OffsetCalc &oc, uint32_t linear
         const uint32_t mod = linear - q * oc.sizes[dim].divisor;
         linear = q;
 #pragma unroll
-        for (int arg = 0; arg < 4; arg++)
+        for (int arg = 0; arg < NARGS; arg++)
             off[arg] += mod * oc.strides[dim][arg];
     }
 }
 
 template <bool AFFINE>
 __global__ __launch_bounds__(kEltThreads, 4) void broadcast_rows_legacy_kernel(
-    int numel, OffsetCalc oc, char *__restrict__ y, const char *__restrict__ x, const char *__restrict__ a,
+    int numel, OffsetCalc<4> oc, char *__restrict__ y, const char *__restrict__ x, const char *__restrict__ a,
     const char *__restrict__ b)
 {
     int idx = kEltThreads * kEltUnroll * (int)blockIdx.x + (int)threadIdx.x;
@@ -902,7 +906,7 @@ __global__ __launch_bounds__(kEltThreads, 4) void broadcast_rows_legacy_kernel(
     for (int u = 0; u < kEltUnroll; u++) {
         if (idx < numel) {
             uint32_t off[4]; /* y, x, a, b */
-            offsets_of(oc, (uint32_t)idx, off);
+            offsets_of<4>(oc, (uint32_t)idx, off);
             const float v = *reinterpret_cast<const float *>(x + off[1]);
             const float av = *reinterpret_cast<const float *>(a + off[2]);
             const float bv = *reinterpret_cast<const float *>(b + off[3]);
@@ -953,7 +957,7 @@ static int launch_pieces(kb_ctx *ctx, const float *x, const float *a, const floa
     const int64_t numel = rows * len;
     const int64_t per_block = kEltThreads * kEltUnroll;
     const unsigned blocks = (unsigned)((numel + per_block - 1) / per_block);
-    OffsetCalc oc;
+    OffsetCalc<4> oc;
     memset(&oc, 0, sizeof oc);
     oc.dims = 2; /* dim 0: along a row (len), dim 1: the rows; operands y, x, a, b */
     oc.sizes[0] = make_divider((uint32_t)len);
@@ -1051,6 +1055,341 @@ static int bn_channels_last_train(kb_ctx *ctx, const float *x, float *y, int red
     return 0;
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* Group norm of an (N, C) input (HxW == 1): GroupNorm1dForward.                              */
+
+/* GroupNormKernelImplInternal takes its own branch when HxW == 1 (group_norm_kernel.cu): after
+ * RowwiseMomentsCUDAKernel, GroupNorm1dForward runs ONE TensorIterator kernel over Y, X, mean,
+ * rstd, gamma, beta viewed as [N, G, D], [N, G, D], [N, G, 1], [N, G, 1], [1, G, D], [1, G, D]:
+ * y = (x - mean) * rstd * gamma + beta (without gamma: no "* gamma"; without beta: no "+ beta"),
+ * evaluated left to right in float as PyTorch writes it, so nvcc forms the same FADD, FMUL, FFMA
+ * (read from libtorch_cuda's sm_90 SASS of this kernel). No [N, C] a / b temporaries and no
+ * ComputeFusedParamsCUDAKernel: those belong to the HxW > 1 path above. Without gamma and beta
+ * it is the (N*G, D) view of (x - mean) * rstd, the same kernel as the HxW > 1 case
+ * (launch_rowwise_broadcast).
+ *
+ * The TensorIterator: its dims innermost first are D, G, N (the contiguous output's order);
+ * none coalesce when D, G > 1 -- mean has stride 0 along D and 1 along G, gamma stride D along
+ * G and 0 along N -- so 3 dims with byte strides
+ *     y, x: (4, 4D, 4GD)   mean, rstd: (0, 4, 4G)   gamma, beta: (4, 4D, 0).
+ * Broadcast operands make it non-contiguous, so gpu_kernel_impl_nocast launches
+ * elementwise_kernel<128, 2> (launch_legacy_kernel: 128 threads, 256 elements per block, each
+ * thread 2 at stride 128) with OffsetCalculator<6, uint32_t>: per element three IntDivider
+ * divmods and 6 byte offsets. The kernel below compiles (nvcc 13.0, sm_90) to the same SASS,
+ * instruction for instruction, as PyTorch 2.11's elementwise_kernel<128, 2, ...GroupNorm1d-
+ * Forward...> in libtorch_cuda (18 registers; 16 and 18 for the gamma-only and beta-only
+ * lambdas): forming the output pointer before the loads, as gpu_kernel_impl_nocast's lambda
+ * does, is what makes the 5-operand variants match. The coalescing, the 32-bit split
+ * (with_32bit_indexing: halve the dim of the largest byte extent, first half first, re-coalesce
+ * a dim narrowed to 1) and the contiguity test are TensorIterator's, done here on the host. */
+template <int NARGS> struct Gn1dArgs {
+    OffsetCalc<NARGS> oc;
+    char *data[NARGS]; /* y, x, mean, rstd, then gamma and / or beta */
+};
+
+template <bool GAMMA, bool BETA>
+__global__ __launch_bounds__(kEltThreads, 4) void group_norm_1d_legacy_kernel(int numel,
+                                                                             Gn1dArgs<4 + GAMMA + BETA> a)
+{
+    constexpr int NARGS = 4 + GAMMA + BETA;
+    int idx = kEltThreads * kEltUnroll * (int)blockIdx.x + (int)threadIdx.x;
+#pragma unroll
+    for (int u = 0; u < kEltUnroll; u++) {
+        if (idx < numel) {
+            uint32_t off[NARGS];
+            offsets_of<NARGS>(a.oc, (uint32_t)idx, off);
+            float *out = reinterpret_cast<float *>(a.data[0] + off[0]); /* formed first, as the lambda does */
+            const float x = *reinterpret_cast<const float *>(a.data[1] + off[1]);
+            const float mean = *reinterpret_cast<const float *>(a.data[2] + off[2]);
+            const float rstd = *reinterpret_cast<const float *>(a.data[3] + off[3]);
+            float y;
+            if constexpr (GAMMA && BETA) {
+                const float gamma = *reinterpret_cast<const float *>(a.data[4] + off[4]);
+                const float beta = *reinterpret_cast<const float *>(a.data[5] + off[5]);
+                y = (x - mean) * rstd * gamma + beta;
+            } else if constexpr (GAMMA) {
+                const float gamma = *reinterpret_cast<const float *>(a.data[4] + off[4]);
+                y = (x - mean) * rstd * gamma;
+            } else {
+                const float beta = *reinterpret_cast<const float *>(a.data[4] + off[4]);
+                y = (x - mean) * rstd + beta;
+            }
+            *out = y;
+            idx += kEltThreads;
+        }
+    }
+}
+
+/* group_norm_kernel.cu's RowwiseMomentsCUDAKernel<float> for the HxW == 1 path, written as
+ * PyTorch 2.11 writes it: WelfordOps<float, float, int64_t, pair> (correction 0), a strided
+ * Welford per thread (int64 count, float division by the float count), then -- a run-time
+ * branch on the block size -- cuda_utils::WarpReduce alone when blockDim.x <= 32 (every
+ * KernelBench 2-D group norm but L2/30: D < 512 gives 32-thread blocks), else BlockReduce
+ * with the identity element passed by reference (PyTorch keeps it in 24 bytes of local
+ * memory) and a 32-entry shared array. It compiles to eager's resources (27 registers, a
+ * 24-byte stack, 768 bytes of shared memory); the SASS differs only in register moves and in
+ * how BlockReduce's second stage copies its operand (eager byte by byte, here in three loads).
+ * rowwise_moments_kernel above, kept for HxW > 1 and layer norm, always runs the two-stage
+ * block reduction: for a 32-thread block that is an extra barrier pair and shuffle round. */
+struct GnMomentsPair {
+    float first, second;
+    __device__ GnMomentsPair(float a, float b) : first(a), second(b) {}
+};
+template <typename scalar_t, typename index_t> struct GnWelfordData {
+    scalar_t mean;
+    scalar_t m2;
+    index_t n;
+    scalar_t nf;
+    __device__ GnWelfordData(scalar_t mean_, scalar_t m2_, index_t n_, scalar_t nf_)
+        : mean(mean_), m2(m2_), n(n_), nf(nf_)
+    {
+    }
+};
+template <typename scalar_t, typename acc_scalar_t, typename index_t, typename res_t> struct GnWelfordOps {
+    acc_scalar_t correction;
+    bool take_sqrt;
+    using acc_t = GnWelfordData<acc_scalar_t, index_t>;
+    __device__ __forceinline__ acc_t reduce(acc_t acc, scalar_t data, index_t) const
+    {
+        const index_t new_n = acc.n + 1;
+        const acc_scalar_t new_nf = static_cast<acc_scalar_t>(new_n);
+        const acc_scalar_t delta = data - acc.mean;
+        const acc_scalar_t new_mean = acc.mean + delta / new_nf;
+        const acc_scalar_t new_delta = data - new_mean;
+        return {new_mean, acc.m2 + delta * new_delta, new_n, new_nf};
+    }
+    __device__ __forceinline__ acc_t combine(acc_t a, acc_t b) const
+    {
+        if (a.nf == 0)
+            return b;
+        if (b.nf == 0)
+            return a;
+        const acc_scalar_t delta = b.mean - a.mean;
+        const acc_scalar_t new_count = a.nf + b.nf;
+        const acc_scalar_t nb_over_n = b.nf / new_count;
+        return {a.mean + delta * nb_over_n, a.m2 + b.m2 + delta * delta * a.nf * nb_over_n, -1, new_count};
+    }
+    __device__ __forceinline__ res_t project(acc_t acc) const
+    {
+        const auto mean = static_cast<scalar_t>(acc.mean);
+        const auto divisor = acc.nf > correction ? acc.nf - correction : 0;
+        const auto var = acc.m2 / divisor;
+        return res_t(take_sqrt ? sqrtf(var) : var, mean);
+    }
+    __device__ __forceinline__ acc_t warp_shfl_down(acc_t acc, int offset) const
+    {
+        return {__shfl_down_sync(0xffffffffu, acc.mean, offset, kWarp),
+                __shfl_down_sync(0xffffffffu, acc.m2, offset, kWarp),
+                (index_t)__shfl_down_sync(0xffffffffu, (long long)acc.n, offset, kWarp),
+                __shfl_down_sync(0xffffffffu, acc.nf, offset, kWarp)};
+    }
+};
+template <typename T, class ReduceOp> __device__ __forceinline__ T gn_warp_reduce(T val, const ReduceOp &op)
+{
+#pragma unroll
+    for (int offset = (kWarp >> 1); offset > 0; offset >>= 1)
+        val = op.combine(val, op.warp_shfl_down(val, offset));
+    return val;
+}
+template <typename T, class ReduceOp>
+__device__ __forceinline__ T gn_block_reduce(T val, const ReduceOp &op, const T &identity_element, T *shared)
+{
+    const int tid = (int)threadIdx.x;
+    const int lid = tid % kWarp;
+    const int wid = tid / kWarp;
+    val = gn_warp_reduce(val, op);
+    __syncthreads();
+    if (lid == 0)
+        shared[wid] = val;
+    __syncthreads();
+    val = (tid < (int)(blockDim.x / kWarp)) ? shared[lid] : identity_element;
+    if (wid == 0)
+        val = gn_warp_reduce(val, op);
+    return val;
+}
+__global__ void group_norm_moments_kernel(int64_t N, float eps, const float *X, float *mean, float *rstd)
+{
+    using WelfordType = GnWelfordData<float, int64_t>;
+    using WelfordOp = GnWelfordOps<float, float, int64_t, GnMomentsPair>;
+    const int64_t i = blockIdx.x;
+    const WelfordOp welford_op = {/*correction=*/0, /*take_sqrt=*/false};
+    WelfordType val(0, 0, 0, 0);
+    for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+        const int64_t index = i * N + j;
+        val = welford_op.reduce(val, static_cast<float>(X[index]), index);
+    }
+    if (blockDim.x <= kWarp) {
+        val = gn_warp_reduce(val, welford_op);
+    } else {
+        __shared__ typename std::aligned_storage<sizeof(WelfordType), alignof(WelfordType)>::type val_shared[kWarp];
+        WelfordType *val_shared_ptr = reinterpret_cast<WelfordType *>(val_shared);
+        val = gn_block_reduce(val, welford_op, WelfordType(0, 0, 0, 0), val_shared_ptr);
+    }
+    if (threadIdx.x == 0) {
+        const GnMomentsPair p = welford_op.project(val);
+        const float m2 = p.first, m1 = p.second;
+        mean[i] = m1;
+        rstd[i] = rsqrtf(m2 + static_cast<float>(eps));
+    }
+}
+
+/* TensorIterator's state for GroupNorm1dForward: dims innermost first, byte strides. */
+template <int NARGS> struct Gn1dIter {
+    int ndim;
+    int64_t shape[3];
+    int64_t stride[NARGS][3];
+    char *data[NARGS];
+};
+
+/* TensorIteratorBase::coalesce_dimensions */
+template <int NARGS> static void gn1d_coalesce(Gn1dIter<NARGS> &it)
+{
+    if (it.ndim <= 1)
+        return;
+    int prev = 0;
+    for (int dim = 1; dim < it.ndim; dim++) {
+        bool can = it.shape[prev] == 1 || it.shape[dim] == 1;
+        if (!can) {
+            can = true;
+            for (int k = 0; k < NARGS; k++)
+                if (it.shape[prev] * it.stride[k][prev] != it.stride[k][dim])
+                    can = false;
+        }
+        if (can) {
+            if (it.shape[prev] == 1)
+                for (int k = 0; k < NARGS; k++)
+                    it.stride[k][prev] = it.stride[k][dim];
+            it.shape[prev] *= it.shape[dim];
+        } else {
+            prev++;
+            if (prev != dim) {
+                for (int k = 0; k < NARGS; k++)
+                    it.stride[k][prev] = it.stride[k][dim];
+                it.shape[prev] = it.shape[dim];
+            }
+        }
+    }
+    it.ndim = prev + 1;
+}
+
+template <int NARGS> static int64_t gn1d_numel(const Gn1dIter<NARGS> &it)
+{
+    int64_t n = 1;
+    for (int d = 0; d < it.ndim; d++)
+        n *= it.shape[d];
+    return n;
+}
+
+/* TensorIteratorBase::can_use_32bit_indexing */
+template <int NARGS> static bool gn1d_32bit(const Gn1dIter<NARGS> &it)
+{
+    const int64_t max_value = INT32_MAX;
+    if (gn1d_numel(it) > max_value)
+        return false;
+    for (int k = 0; k < NARGS; k++) {
+        int64_t max_offset = 1;
+        for (int d = 0; d < it.ndim; d++)
+            max_offset += (it.shape[d] - 1) * it.stride[k][d];
+        if (max_offset > max_value)
+            return false;
+    }
+    return true;
+}
+
+/* TensorIteratorBase::get_dim_to_split: the dim with the largest byte extent (outermost wins ties) */
+template <int NARGS> static int gn1d_dim_to_split(const Gn1dIter<NARGS> &it)
+{
+    int64_t max_extent = -1;
+    int dim_to_split = 0;
+    for (int d = it.ndim - 1; d >= 0; d--) {
+        if (it.shape[d] == 0)
+            continue;
+        for (int k = 0; k < NARGS; k++) {
+            const int64_t extent = (it.shape[d] - 1) * it.stride[k][d];
+            if (extent > max_extent) {
+                max_extent = extent;
+                dim_to_split = d;
+            }
+        }
+    }
+    return dim_to_split;
+}
+
+/* TensorIteratorBase::narrow */
+template <int NARGS> static void gn1d_narrow(Gn1dIter<NARGS> &it, int dim, int64_t start, int64_t size)
+{
+    it.shape[dim] = size;
+    for (int k = 0; k < NARGS; k++)
+        it.data[k] += it.stride[k][dim] * start;
+    if (size == 1)
+        gn1d_coalesce(it);
+}
+
+/* gpu_kernel: split until 32-bit indexable (TensorIteratorBase::split: the first half, of
+ * shape / 2, runs first), then launch_legacy_kernel<128, 2>. A piece that TensorIterator finds
+ * contiguous (one dim, every stride 4 bytes: C == G with N == 1, or one element) would take
+ * vectorized_elementwise_kernel in PyTorch; it runs the same arithmetic through this kernel
+ * here (documented difference: no KernelBench shape has D == 1). */
+template <bool GAMMA, bool BETA>
+static int gn1d_launch(kb_ctx *ctx, Gn1dIter<4 + GAMMA + BETA> it)
+{
+    constexpr int NARGS = 4 + GAMMA + BETA;
+    const int64_t numel = gn1d_numel(it);
+    if (numel == 0)
+        return 0;
+    if (!gn1d_32bit(it)) {
+        const int dim = gn1d_dim_to_split(it);
+        Gn1dIter<NARGS> first = it;
+        const int64_t copy_size = it.shape[dim] / 2;
+        gn1d_narrow(first, dim, 0, copy_size);
+        gn1d_narrow(it, dim, copy_size, it.shape[dim] - copy_size);
+        const int rc = gn1d_launch<GAMMA, BETA>(ctx, first);
+        return rc ? rc : gn1d_launch<GAMMA, BETA>(ctx, it);
+    }
+    Gn1dArgs<NARGS> a;
+    memset(&a, 0, sizeof a);
+    a.oc.dims = it.ndim;
+    for (int d = 0; d < it.ndim; d++) {
+        a.oc.sizes[d] = make_divider((uint32_t)it.shape[d]);
+        for (int k = 0; k < NARGS; k++)
+            a.oc.strides[d][k] = (uint32_t)it.stride[k][d];
+    }
+    for (int k = 0; k < NARGS; k++)
+        a.data[k] = it.data[k];
+    const int64_t per_block = kEltThreads * kEltUnroll;
+    const unsigned blocks = (unsigned)((numel + per_block - 1) / per_block);
+    group_norm_1d_legacy_kernel<GAMMA, BETA><<<blocks, kEltThreads, 0, kb_ctx_stream(ctx)>>>((int)numel, a);
+    KB_OP_LAUNCHED(ctx);
+    return 0;
+}
+
+template <bool GAMMA, bool BETA>
+static int group_norm_1d_forward(kb_ctx *ctx, const float *x, const float *mean, const float *rstd,
+                                 const float *gamma, const float *beta, float *y, int64_t N, int64_t G, int64_t D)
+{
+    constexpr int NARGS = 4 + GAMMA + BETA;
+    const int64_t e = (int64_t)sizeof(float);
+    /* [D, G, N], innermost first: y, x (N, G, D); mean, rstd (N, G, 1); gamma, beta (1, G, D).
+     * A size-1 dim's strides never survive coalescing, so they are left as the formula gives. */
+    const int64_t full[3] = {e, D * e, G * D * e}, stat[3] = {0, e, G * e}, param[3] = {e, D * e, 0};
+    Gn1dIter<NARGS> it;
+    memset(&it, 0, sizeof it);
+    it.ndim = 3;
+    it.shape[0] = D;
+    it.shape[1] = G;
+    it.shape[2] = N;
+    const int64_t *strides[6] = {full, full, stat, stat, param, param};
+    char *data[6] = {(char *)y, (char *)x, (char *)mean, (char *)rstd, (char *)(GAMMA ? gamma : beta),
+                     (char *)beta};
+    for (int k = 0; k < NARGS; k++) {
+        for (int d = 0; d < 3; d++)
+            it.stride[k][d] = strides[k][d];
+        it.data[k] = data[k];
+    }
+    gn1d_coalesce(it);
+    return gn1d_launch<GAMMA, BETA>(ctx, it);
+}
+
 } /* namespace */
 
 extern "C" int kb_op_batch_norm_native_train(kb_ctx *ctx, const float *x, float *y, int64_t N, int64_t C,
@@ -1146,8 +1485,12 @@ extern "C" int kb_op_group_norm(kb_ctx *ctx, const float *x, const float *gamma,
     float *mean = stats, *rstd = stats + N * G;
     int rc = 0;
     {
+        /* RowwiseMomentsCUDAKernel: one block per (n, group), a warp when D * HxW < 512 */
         const int threads = D * HxW < kMomentsThreads ? kWarp : kMomentsThreads;
-        rowwise_moments_kernel<<<(unsigned)(N * G), threads, 0, s>>>(D * HxW, (float)eps, x, mean, rstd);
+        if (HxW == 1)
+            group_norm_moments_kernel<<<(unsigned)(N * G), threads, 0, s>>>(D, (float)eps, x, mean, rstd);
+        else
+            rowwise_moments_kernel<<<(unsigned)(N * G), threads, 0, s>>>(D * HxW, (float)eps, x, mean, rstd);
         const cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) {
             kb_ctx_free(ctx, stats);
@@ -1155,8 +1498,16 @@ extern "C" int kb_op_group_norm(kb_ctx *ctx, const float *x, const float *gamma,
         }
     }
     if (gamma == NULL && beta == NULL) {
-        /* (x - mean) * rstd over the [N*G, D*HxW] view */
+        /* (x - mean) * rstd over the [N*G, D*HxW] view (GroupNorm1dForward's [N*G, D] when HxW == 1) */
         rc = launch_rowwise_broadcast(ctx, false, x, mean, rstd, y, N * G, D * HxW);
+    } else if (HxW == 1) {
+        /* GroupNorm1dForward: one kernel over [N, G, D], no a / b temporaries */
+        if (gamma != NULL && beta != NULL)
+            rc = group_norm_1d_forward<true, true>(ctx, x, mean, rstd, gamma, beta, y, N, G, D);
+        else if (gamma != NULL)
+            rc = group_norm_1d_forward<true, false>(ctx, x, mean, rstd, gamma, beta, y, N, G, D);
+        else
+            rc = group_norm_1d_forward<false, true>(ctx, x, mean, rstd, gamma, beta, y, N, G, D);
     } else {
         /* a, b: [N, C] float temporaries, then a * x + b over the [N*C, HxW] view */
         float *ab = (float *)kb_ctx_alloc(ctx, 2 * sizeof(float) * (size_t)(N * C));

@@ -440,18 +440,39 @@ static int softmax_impl(kb_ctx *ctx, const float *x, float *y, int64_t rows, int
 /* ---------------------------------------------------------------------------------------- */
 /* inner > 1: cunn_SpatialSoftMaxForward (SoftMax.cu's "spatial kernel").                     */
 
+/* The spatial kernel is written the way SoftMax.cu writes it, down to the integer types: nvcc
+ * then compiles it (13.0, sm_90) to the SASS of PyTorch 2.11's cunn_SpatialSoftMaxForward<float,
+ * float, float, index_t, Epilogue> in libtorch_cuda, instruction for instruction, and with its
+ * register count: 34 (int index) / 37 (int64) for softmax, 30 / 29 for log_softmax. The count
+ * matters beyond the code: SpatialSoftMax_getLaunchSizes sizes the grid from the kernel's
+ * occupancy, and at 34 registers a block of 1024 threads allows ONE resident block per SM (40
+ * registers per thread after allocation rounding, 40960 per block), at 32 it allows two. An
+ * earlier version of this kernel (a signed `(int)blockDim.x / 2` in the reduction, a one-member
+ * epilogue) compiled to 32 registers and so launched twice eager's grid.x, with twice its
+ * resident threads: 10-17% faster than eager on L2/6, 49 and 91. */
+template <typename T> struct SpatialAdd {
+    __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+template <typename T> struct SpatialMax {
+    __device__ __forceinline__ T operator()(T a, T b) const { return a < b ? b : a; }
+};
+
 /* spatialBlockReduceX: a shared-memory tree over threadIdx.x only (the threads of one
- * threadIdx.y row reduce together); blockDim.x is a power of two. */
-template <class R>
-__device__ __forceinline__ float spatial_block_reduce_x(float *shared, float val, const R &r)
+ * threadIdx.y row reduce together); blockDim.x is a power of two. The offset starts as the
+ * unsigned blockDim.x / 2 converted to int, as in PyTorch (a signed division compiles
+ * differently). */
+template <typename T, template <typename> class ReduceOp>
+__forceinline__ __device__ T spatialBlockReduceX(T *shared, T val)
 {
+    ReduceOp<T> r;
     shared += threadIdx.y * blockDim.x;
     __syncthreads();
     shared[threadIdx.x] = val;
-    int offset = (int)blockDim.x / 2; /* the loop starts with __syncthreads() */
+    /* the loop starts with __syncthreads() */
+    int offset = blockDim.x / 2;
     while (offset > 0) {
         __syncthreads();
-        if (threadIdx.x < (unsigned)offset)
+        if (threadIdx.x < offset)
             shared[threadIdx.x] = r(shared[threadIdx.x], shared[threadIdx.x + offset]);
         offset /= 2;
     }
@@ -459,20 +480,37 @@ __device__ __forceinline__ float spatial_block_reduce_x(float *shared, float val
     return shared[0];
 }
 
+/* SoftMaxForwardEpilogue (exp(x - max) / sum) and LogSoftMaxForwardEpilogue (x - max -
+ * log(sum)), each keeping the members PyTorch's keeps. */
+template <bool LOG> struct SpatialEpilogue;
+template <> struct SpatialEpilogue<false> {
+    __device__ __forceinline__ SpatialEpilogue(float max_input_, float sum_) : max_input(max_input_), sum(sum_) {}
+    __device__ __forceinline__ float operator()(float input) const { return expf(input - max_input) / sum; }
+    const float max_input;
+    const float sum;
+};
+template <> struct SpatialEpilogue<true> {
+    __device__ __forceinline__ SpatialEpilogue(float max_input_, float sum) : max_input(max_input_), logsum(logf(sum)) {}
+    __device__ __forceinline__ float operator()(float input) const { return input - max_input - logsum; }
+    const float max_input;
+    const float logsum;
+};
+
 /* cunn_SpatialSoftMaxForward<float, float, float, index_t, Epilogue>: x as [outer, dim, inner];
  * blockIdx.x strides over outer, (blockIdx.y, threadIdx.y) over inner, threadIdx.x over dim
  * (with a shared-memory reduction when blockDim.x > 1); max from numeric_limits<float>::lowest()
- * with Max's a < b ? b : a, then the sum of expf(x - max), then the epilogue. No launch bounds,
- * as PyTorch's. index_t is int when the input is 32-bit indexable, else int64_t. */
+ * with Max's a < b ? b : a, then the sum of expf(x - max), then the epilogue: each element is
+ * read three times and written once, input[data_offset + d * inner] for d = threadIdx.x,
+ * threadIdx.x + blockDim.x, ... No launch bounds, as PyTorch's. index_t is int when the input
+ * is 32-bit indexable, else int64_t. */
 template <typename index_t, bool LOG>
 __global__ void spatial_softmax_forward(float *output, const float *input, index_t outer_size, index_t dim_size,
                                         index_t inner_size)
 {
-    extern __shared__ float sdata_spatial[];
+    extern __shared__ unsigned char smem_spatial[];
+    auto sdata = reinterpret_cast<float *>(smem_spatial);
     const index_t outer_stride = inner_size * dim_size;
     const index_t dim_stride = inner_size;
-    const MaxOp max_op;
-    const AddOp add_op;
 
     for (index_t outer_index = blockIdx.x; outer_index < outer_size; outer_index += gridDim.x) {
         const index_t outer_offset = outer_index * outer_stride;
@@ -482,24 +520,30 @@ __global__ void spatial_softmax_forward(float *output, const float *input, index
             /* the two branches are PyTorch's: equivalent, the second without the reductions */
             if (blockDim.x > 1) {
                 float max_input = -FLT_MAX;
-                for (index_t d = threadIdx.x; d < dim_size; d += blockDim.x)
-                    max_input = max_op(max_input, input[data_offset + d * dim_stride]);
-                max_input = spatial_block_reduce_x(sdata_spatial, max_input, max_op);
-                float sum = 0.0f;
+                for (index_t d = threadIdx.x; d < dim_size; d += blockDim.x) {
+                    const float value = input[data_offset + d * dim_stride];
+                    max_input = SpatialMax<float>()(max_input, value);
+                }
+                max_input = spatialBlockReduceX<float, SpatialMax>(sdata, max_input);
+
+                float sum = 0;
                 for (index_t d = threadIdx.x; d < dim_size; d += blockDim.x)
                     sum += expf(input[data_offset + d * dim_stride] - max_input);
-                sum = spatial_block_reduce_x(sdata_spatial, sum, add_op);
-                const Epilogue<LOG> epilogue(max_input, sum);
+                sum = spatialBlockReduceX<float, SpatialAdd>(sdata, sum);
+
+                const SpatialEpilogue<LOG> epilogue(max_input, sum);
                 for (index_t d = threadIdx.x; d < dim_size; d += blockDim.x)
                     output[data_offset + d * dim_stride] = epilogue(input[data_offset + d * dim_stride]);
             } else {
                 float max_input = -FLT_MAX;
-                for (index_t d = threadIdx.x; d < dim_size; d += blockDim.x)
-                    max_input = max_op(max_input, input[data_offset + d * dim_stride]);
-                float sum = 0.0f;
+                for (index_t d = threadIdx.x; d < dim_size; d += blockDim.x) {
+                    const float value = input[data_offset + d * dim_stride];
+                    max_input = SpatialMax<float>()(max_input, value);
+                }
+                float sum = 0;
                 for (index_t d = threadIdx.x; d < dim_size; d += blockDim.x)
                     sum += expf(input[data_offset + d * dim_stride] - max_input);
-                const Epilogue<LOG> epilogue(max_input, sum);
+                const SpatialEpilogue<LOG> epilogue(max_input, sum);
                 for (index_t d = threadIdx.x; d < dim_size; d += blockDim.x)
                     output[data_offset + d * dim_stride] = epilogue(input[data_offset + d * dim_stride]);
             }

@@ -12,7 +12,8 @@
  *                                 warp softmax or a block per row (kb_op_softmax); inner > 1 (a
  *                                 middle dim: softmax(dim=1) of NCHW / NCDHW)
  *                                 cunn_SpatialSoftMaxForward with SpatialSoftMax_getLaunchSizes'
- *                                 block (dim threads, inner threads) and occupancy-sized grid.
+ *                                 block (dim threads, inner threads) and occupancy-sized grid
+ *                                 (the kernel compiled to eager's registers, so the same grid).
  *   kb_batch_norm_train          _batch_norm_impl_index: cuDNN (cudnnBatchNormalizationForward-
  *                                 TrainingEx) when weight and bias are given, running stats both
  *                                 given or both absent, N <= 880801, numel < 2^31 and x has at
@@ -27,8 +28,11 @@
  *                                 batch_norm_transform_input_kernel. With weight and bias
  *                                 (affine=True) they are repeated N times and cuDNN runs it.
  *   kb_group_norm                native_group_norm (ATen/native/cuda/group_norm_kernel.cu):
- *                                 RowwiseMomentsCUDAKernel per (n, group), ComputeFusedParams-
- *                                 CUDAKernel, then one elementwise y = a[n,c] * x + b[n,c].
+ *                                 RowwiseMomentsCUDAKernel per (n, group), then for H x W > 1
+ *                                 ComputeFusedParamsCUDAKernel and one elementwise
+ *                                 y = a[n,c] * x + b[n,c]; for a 2-D (N, C) input (H x W == 1)
+ *                                 GroupNorm1dForward: one elementwise kernel over [N, G, D],
+ *                                 y = (x - mean) * rstd * gamma + beta, no a / b temporaries.
  *   kb_layer_norm                native_layer_norm (kb_op_layer_norm): one block per row.
  */
 #ifndef KB_REF_NORM_H
