@@ -5,8 +5,8 @@
 #     in the archive (tools/results-report.sh says what is compared and the one provenance field
 #     left out);
 #   - a folder with fidelity.csv and artifacts.tgz: tools/fidelity-csv.sh over the archive gives
-#     fidelity.csv and the figure's data (fidelity.dat); likewise fidelity-082-086-093.csv from
-#     artifacts-082-086-093.tgz;
+#     fidelity.csv and the figure's data (fidelity.dat); likewise fidelity-<name>.csv from
+#     artifacts-<name>.tgz (a later run of some of its problems);
 #   - the mutation report is tests/cpu/mutation_results.sh's.
 # Then the check itself must be able to fail: a committed table with one changed byte is reported.
 # Needs kb-aggregate and kb-h5get (BUILD, default build).
@@ -25,8 +25,11 @@ for d in results/*/; do
         bash tools/results-report.sh "$d" || fail=1
         n=$((n + 1))
     fi
-    for pair in "fidelity.csv artifacts.tgz" "fidelity-082-086-093.csv artifacts-082-086-093.tgz"; do
-        set -- $pair
+    # fidelity.csv from artifacts.tgz, fidelity-<name>.csv from artifacts-<name>.tgz
+    for c in "$d"/fidelity*.csv; do
+        [ -f "$c" ] || continue
+        c=${c##*/}; suffix=${c#fidelity}; suffix=${suffix%.csv}
+        set -- "$c" "artifacts$suffix.tgz"
         [ -f "$d/$1" ] && [ -f "$d/$2" ] || continue
         x=$tmp/${d##*/}-$1
         mkdir -p "$x" && tar xzf "$d/$2" -C "$x" || { FAIL "$d/$2 does not unpack"; continue; }
