@@ -7,6 +7,9 @@
 #   - a folder with fidelity.csv and artifacts.tgz: tools/fidelity-csv.sh over the archive gives
 #     fidelity.csv and the figure's data (fidelity.dat); likewise fidelity-<name>.csv from
 #     artifacts-<name>.tgz (a later run of some of its problems);
+#   - a folder with verdicts.csv / faults.csv / faults-strict.csv and artifacts.tgz: every committed
+#     row comes back from tools/verdicts.sh / tools/faults.sh over the archive (rows that today's
+#     manifests added since are not in the committed tables);
 #   - the mutation report is tests/cpu/mutation_results.sh's.
 # Then the check itself must be able to fail: a committed table with one changed byte is reported.
 # Needs kb-aggregate and kb-h5get (BUILD, default build).
@@ -42,6 +45,41 @@ for d in results/*/; do
         n=$((n + 1))
     done
 done
+# the verdict and fault tables (tools/verdicts.sh, tools/faults.sh over artifacts.tgz): they judge
+# against today's manifests, whose rows added since have no artifact in an older run (reported as
+# missing), so the check is that every committed row comes back, column for column
+subset() { # committed.csv new.csv: every row of the first in the second (by the first's columns)
+    python3 - "$1" "$2" <<'PY'
+import csv, sys
+old = list(csv.reader(open(sys.argv[1]))); new = list(csv.reader(open(sys.argv[2])))
+idx = [new[0].index(c) for c in old[0]]
+have = {tuple(r[i] for i in idx) for r in new[1:]}
+miss = [r for r in old[1:] if tuple(r) not in have]
+for r in miss[:5]: print("  not re-made:", ",".join(r))
+sys.exit(1 if miss or len(old) < 2 else 0)
+PY
+}
+for d in results/*/; do
+    d=${d%/}
+    [ -f "$d/artifacts.tgz" ] && [ ! -d "$d/tables" ] || continue
+    [ -f "$d/verdicts.csv" ] || [ -f "$d/faults.csv" ] || continue
+    x=$tmp/${d##*/}-judged
+    mkdir -p "$x" && tar xzf "$d/artifacts.tgz" -C "$x" || { FAIL "$d/artifacts.tgz does not unpack"; continue; }
+    for t in verdicts faults faults-strict; do
+        [ -f "$d/$t.csv" ] || continue
+        case $t in
+            verdicts) bash tools/verdicts.sh "$x/artifacts" "$x/$t.csv" > /dev/null 2>&1 ;;
+            faults) bash tools/faults.sh "$x/artifacts/paper" "$x/$t.csv" > /dev/null 2>&1 ;;
+            faults-strict) bash tools/faults.sh "$x/artifacts/strict" "$x/$t.csv" > /dev/null 2>&1 ;;
+        esac
+        if subset "$d/$t.csv" "$x/$t.csv"; then
+            echo "ok: $d/$t.csv: every row comes back from tools/${t%-strict}.sh over artifacts.tgz"
+        else
+            FAIL "$d/$t.csv is not what tools/${t%-strict}.sh makes of artifacts.tgz"
+        fi
+        n=$((n + 1))
+    done
+done
 [ $n -gt 0 ] || FAIL "no results folder with tables or a fidelity report found"
 # the check can fail: a copy of a folder whose archive is a tarball (so that the tables name it
 # as they do in place) passes as it is, and fails on one changed byte of its summary
@@ -57,5 +95,5 @@ if [ -n "$src" ]; then
 else
     FAIL "no results folder with tables and a tarball to check the check on"
 fi
-[ $fail = 0 ] && echo "results_recheck: $n derived results re-made from their archives byte for byte; a changed table is caught"
+[ $fail = 0 ] && echo "results_recheck: $n derived results re-made from their archives (tables and fidelity reports byte for byte, verdict and fault tables row for row); a changed table is caught"
 exit $fail
