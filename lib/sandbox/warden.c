@@ -315,6 +315,12 @@ static void serve(kb_warden *w, struct seccomp_notif *req, struct seccomp_notif_
         respond(w, req, resp, oerr);
         return;
     }
+    /* counted before the answer: the answer lets the child run on, and a reader of the counts after
+     * the child has ended (kb_warden_get) must see this open (counted after it, a loaded host
+     * read 0 opens of a child that had finished) */
+    pthread_mutex_lock(&w->mu);
+    w->st.opens_allowed++;
+    pthread_mutex_unlock(&w->mu);
     struct seccomp_notif_addfd add;
     memset(&add, 0, sizeof add);
     add.id = req->id;
@@ -335,12 +341,12 @@ static void serve(kb_warden *w, struct seccomp_notif *req, struct seccomp_notif_
     }
     close(fd);
     if (r < 0) {
+        pthread_mutex_lock(&w->mu);
+        w->st.opens_allowed--;
+        pthread_mutex_unlock(&w->mu);
         respond(w, req, resp, EMFILE);
         return;
     }
-    pthread_mutex_lock(&w->mu);
-    w->st.opens_allowed++;
-    pthread_mutex_unlock(&w->mu);
     if (w->audit)
         wlog(w, "[warden] %s(\"%s\", %s): allowed as %s", call, path, flags_text(flags, fl, sizeof fl), shown);
 }
