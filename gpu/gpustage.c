@@ -130,6 +130,9 @@ int kb_check_draw(kb_session *s, const kb_config *cfg, const kb_draw *inputs, co
     if ((flags & KB_CHECK_INPUT_HASH) && kb_session_inputs_hash(s, &h1, err) != 0)
         return -1;
     c->inputs_changed = (flags & KB_CHECK_INPUT_HASH) && h0 != h1;
+    /* strict, live dropout: the reference again with the mask the call drew (docs/protocols.md) */
+    if ((flags & KB_CHECK_MAGNITUDE) && kb_session_replay(s, &c->replay, err) != 0)
+        return -1;
     if ((flags & KB_CHECK_MAGNITUDE) && kb_session_reference(s, 1, NULL, err) != 0)
         return -1;
     c->pass = 1;
@@ -166,9 +169,14 @@ int kb_check_draw(kb_session *s, const kb_config *cfg, const kb_draw *inputs, co
     return 0;
 }
 
+int kb_check_replay_ok(const kb_check *c)
+{
+    return !c->replay.active || (fabs(c->replay.z) <= KB_REPLAY_MAX_Z && !c->replay.repeated);
+}
+
 int kb_check_strict_pass(const kb_check *c)
 {
-    if (c->call.outcome != KB_OUT_OK || c->inputs_changed)
+    if (c->call.outcome != KB_OUT_OK || c->inputs_changed || !kb_check_replay_ok(c))
         return 0;
     for (int i = 0; i < c->n_outputs; i++)
         if (!(c->cmp[i].scaled_excess <= 1.0) || c->cmp[i].n_nan_out)
@@ -178,7 +186,7 @@ int kb_check_strict_pass(const kb_check *c)
 
 int kb_check_strict_pass_tf32(const kb_check *c)
 {
-    if (c->call.outcome != KB_OUT_OK || c->inputs_changed)
+    if (c->call.outcome != KB_OUT_OK || c->inputs_changed || !kb_check_replay_ok(c))
         return 0;
     for (int i = 0; i < c->n_outputs; i++)
         if (!(c->tf32_excess[i] <= 1.0) || c->cmp[i].n_nan_out)

@@ -94,6 +94,7 @@ typedef struct kb_check {
     int pass;                     /* call ok and every output within tau */
     int inputs_changed;           /* the call modified an input or parameter */
     double tf32_excess[KB_MAX_OUTPUTS]; /* KB_CHECK_TF32: scaled excess under the TF32 bound */
+    kb_replay_stats replay;       /* KB_CHECK_MAGNITUDE, live dropout: the mask read from the call */
 } kb_check;
 
 enum {
@@ -104,13 +105,16 @@ enum {
     KB_CHECK_TF32 = 1u << 4        /* with MAGNITUDE: also the TF32 bound (kb_check.tf32_excess) */
 };
 /* The strict pass rule for a check: inputs unchanged, every output within the scaled bound and
- * free of NaN. */
+ * free of NaN; for live dropout also the mask read from the output (kb_check_replay_ok). */
 int kb_check_strict_pass(const kb_check *c);
 /* The same under the TF32 rule's bound (KB_TF32_OPERAND_RTOL added to the scaled bound's rtol;
  * the check ran with KB_CHECK_TF32). */
 int kb_check_strict_pass_tf32(const kb_check *c);
 /* The largest excess over the TF32 rule's bound among the check's outputs (KB_CHECK_TF32). */
 double kb_check_tf32_excess(const kb_check *c);
+/* Live dropout: the mask read from the call's output keeps within KB_REPLAY_MAX_Z sigmas of
+ * n (1 - p) elements and is not the previous call's (1 when the problem has no live dropout). */
+int kb_check_replay_ok(const kb_check *c);
 
 /* tau for an output dtype under the config. */
 double kb_tau_for(const kb_config *cfg, kb_dtype t);

@@ -88,6 +88,21 @@ int kb_session_draw(kb_session *s, const kb_draw *inputs, const kb_draw *params,
  * (magnitude = 1; the inputs must be re-drawn afterwards). Returns -1 if the reference failed;
  * *nonfinite is set if its output holds NaN or inf. */
 int kb_session_reference(kb_session *s, int magnitude, int *nonfinite, kb_err *err);
+/* Live dropout (the problem's replay hook; docs/protocols.md, "Live dropout"): after a call, reads
+ * the mask it drew from its outputs, sets it in the reference's context and runs the reference
+ * again into the reference buffers, so that it drops the same elements (the magnitude reference
+ * computed next does too; the next kb_session_draw clears the mask). A problem without the hook:
+ * rs->active = 0 and nothing is done. -1 only on a harness error (or a replay that fails). */
+typedef struct kb_replay_stats {
+    int active;       /* the problem has live dropout and the call's mask was replayed */
+    int64_t n, kept;  /* the mask's elements and the kept ones */
+    double p;         /* the dropout probability */
+    double z;         /* (kept - n (1 - p)) / sqrt(n p (1 - p)): the keep count's deviation in sigmas */
+    int repeated;     /* the mask is bit for bit the one read from this session's previous call */
+} kb_replay_stats;
+/* A mask keeping more than this many sigmas away from n (1 - p) is not the problem's dropout. */
+#define KB_REPLAY_MAX_Z 6.0
+int kb_session_replay(kb_session *s, kb_replay_stats *rs, kb_err *err);
 /* Whether PyTorch's TF32 mode changes the problem's result on the current inputs: the reference
  * at the session's math into the reference buffers and at KB_MATH_TF32 into the magnitude
  * buffers (need_magnitude), *differs = some output's bits differ. The strict protocol's TF32

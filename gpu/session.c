@@ -16,6 +16,7 @@
 #include <cuda_runtime_api.h>
 
 #include "kb_gpu.h"
+#include "kb/ref.h"
 #include "core/kb_problem_load.h"
 #include "core/kb_proc.h"
 #include "sandbox/kb_sandbox.h"
@@ -42,6 +43,8 @@ struct kb_session {
     int init_failed;       /* INIT could not be sent (started says why) */
     kb_call_outcome started; /* what kb_session_init saw */
     int hello;             /* the child's HELLO has been read */
+    uint8_t *replay_prev;  /* the dropout mask read from the previous call (kb_session_replay) */
+    int64_t replay_prev_n;
 };
 
 const kb_problem *kb_session_problem(const kb_session *s) { return s->p; }
@@ -628,6 +631,7 @@ void kb_session_close(kb_session *s)
     free(s->in);
     free(s->out);
     free(s->ref);
+    free(s->replay_prev);
     free(s->mag);
     free(s->ref_ins);
     free(s->ref_outs);
@@ -645,7 +649,25 @@ int kb_session_draw(kb_session *s, const kb_draw *inputs, const kb_draw *params,
             return -1;
     }
     KB_CUDA_CHECK(err, cudaStreamSynchronize(s->stream));
+    if (s->ctx)
+        kb_ctx_clear_dropout_mask(s->ctx); /* new inputs: the reference draws its own mask again */
     return 0;
+}
+
+/* The reference's arguments: the session's inputs, and out[i] as the outputs. */
+static kb_args ref_args(kb_session *s, void *const *out)
+{
+    for (uint32_t i = 0; i < s->p->n_inputs; i++) {
+        const kb_tensor_spec *sp = &s->p->inputs[i];
+        s->ref_ins[i] = (kb_input){.name = sp->name, .dtype = sp->dtype, .ndim = sp->ndim, .data = s->in[i]};
+        memcpy(s->ref_ins[i].shape, sp->shape, sizeof s->ref_ins[i].shape);
+    }
+    for (uint32_t i = 0; i < s->p->n_outputs; i++) {
+        const kb_tensor_spec *sp = &s->p->outputs[i];
+        s->ref_outs[i] = (kb_output){.name = sp->name, .dtype = sp->dtype, .ndim = sp->ndim, .data = out[i]};
+        memcpy(s->ref_outs[i].shape, sp->shape, sizeof s->ref_outs[i].shape);
+    }
+    return (kb_args){KB_ABI_VERSION, s->p->n_inputs, s->ref_ins, s->p->n_outputs, s->ref_outs, s->stream};
 }
 
 /* The reference of the current inputs into the magnitude buffers (to_mag) or the reference
@@ -656,27 +678,13 @@ static int reference_into(kb_session *s, int abs_inputs, int to_mag, int *nonfin
         return kb_errf(err, KB_EXIT_FAIL, "session opened without need_reference");
     if (to_mag && !s->mag[0])
         return kb_errf(err, KB_EXIT_FAIL, "session opened without need_magnitude");
-    kb_input *ins = s->ref_ins;
-    kb_output *outs = s->ref_outs;
-    for (uint32_t i = 0; i < s->p->n_inputs; i++) {
+    for (uint32_t i = 0; abs_inputs && i < s->p->n_inputs; i++) {
         const kb_tensor_spec *sp = &s->p->inputs[i];
-        if (abs_inputs && kb_dev_abs(s->in[i], sp->dtype, kb_shape_numel(sp->ndim, sp->shape), s->stream, err) != 0)
+        if (kb_dev_abs(s->in[i], sp->dtype, kb_shape_numel(sp->ndim, sp->shape), s->stream, err) != 0)
             return -1;
-        ins[i].name = sp->name;
-        ins[i].dtype = sp->dtype;
-        ins[i].ndim = sp->ndim;
-        memcpy(ins[i].shape, sp->shape, sizeof ins[i].shape);
-        ins[i].data = s->in[i];
     }
-    for (uint32_t i = 0; i < s->p->n_outputs; i++) {
-        const kb_tensor_spec *sp = &s->p->outputs[i];
-        outs[i].name = sp->name;
-        outs[i].dtype = sp->dtype;
-        outs[i].ndim = sp->ndim;
-        memcpy(outs[i].shape, sp->shape, sizeof outs[i].shape);
-        outs[i].data = to_mag ? s->mag[i] : s->ref[i];
-    }
-    kb_args a = {KB_ABI_VERSION, s->p->n_inputs, ins, s->p->n_outputs, outs, s->stream};
+    kb_args a = ref_args(s, to_mag ? s->mag : s->ref);
+    const kb_output *outs = a.outputs;
     kb_ctx_clear_error(s->ctx);
     int rc = s->p->reference(s->ctx, &a);
     cudaError_t e = cudaStreamSynchronize(s->stream);
@@ -702,6 +710,50 @@ static int reference_into(kb_session *s, int abs_inputs, int to_mag, int *nonfin
 int kb_session_reference(kb_session *s, int magnitude, int *nonfinite, kb_err *err)
 {
     return reference_into(s, magnitude, magnitude, nonfinite, err);
+}
+
+int kb_session_replay(kb_session *s, kb_replay_stats *rs, kb_err *err)
+{
+    memset(rs, 0, sizeof *rs);
+    if (!s->p->replay)
+        return 0;
+    if (!s->ctx)
+        return kb_errf(err, KB_EXIT_FAIL, "session opened without need_reference");
+    /* the mask the call drew, read from its outputs */
+    kb_args a = ref_args(s, s->out);
+    kb_ctx_clear_dropout_mask(s->ctx);
+    kb_ctx_clear_error(s->ctx);
+    int rc = kb_ref_run(s->ctx, &a, s->p, s->p->replay);
+    KB_CUDA_CHECK(err, cudaStreamSynchronize(s->stream));
+    if (rc != 0)
+        return kb_errf(err, KB_EXIT_FAIL, "the dropout replay of %s failed: %s", s->p->id, kb_ctx_error(s->ctx));
+    int64_t n = 0;
+    double p = 0.0;
+    const uint8_t *mask = kb_ctx_dropout_mask(s->ctx, &n, &p);
+    if (!mask)
+        return kb_errf(err, KB_EXIT_FAIL, "the dropout replay of %s set no mask", s->p->id);
+    uint8_t *host = malloc((size_t)n);
+    if (!host)
+        return kb_errf(err, KB_EXIT_FAIL, "out of host memory for a %lld-element dropout mask", (long long)n);
+    cudaError_t e = cudaMemcpy(host, mask, (size_t)n, cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess) {
+        free(host);
+        return kb_errf(err, KB_EXIT_FAIL, "dropout mask to the host: %s", cudaGetErrorString(e));
+    }
+    int64_t kept = 0;
+    for (int64_t i = 0; i < n; i++)
+        kept += host[i] != 0;
+    rs->active = 1;
+    rs->n = n;
+    rs->kept = kept;
+    rs->p = p;
+    rs->z = ((double)kept - (double)n * (1.0 - p)) / sqrt((double)n * p * (1.0 - p));
+    rs->repeated = s->replay_prev && s->replay_prev_n == n && memcmp(s->replay_prev, host, (size_t)n) == 0;
+    free(s->replay_prev);
+    s->replay_prev = host;
+    s->replay_prev_n = n;
+    /* and the reference again, dropping what the call dropped */
+    return reference_into(s, 0, 0, NULL, err);
 }
 
 int kb_session_tf32_differs(kb_session *s, int *differs, kb_err *err)

@@ -39,6 +39,10 @@ struct kb_ctx {
     kb_block blocks[KB_CTX_MAX_BLOCKS];
     int n_blocks;
     size_t live, peak;
+    /* the live-dropout replay (kb_ctx_set_dropout_mask): not counted, it is the checker's */
+    uint8_t *replay_mask;
+    int64_t replay_n, replay_cap;
+    double replay_p;
     char error[1024];
 };
 
@@ -72,7 +76,38 @@ extern "C" void kb_ctx_destroy(kb_ctx *ctx)
         cublasLtDestroy(ctx->cublaslt);
     if (ctx->cudnn)
         cudnnDestroy(ctx->cudnn);
+    if (ctx->replay_mask)
+        cudaFree(ctx->replay_mask);
     free(ctx);
+}
+
+extern "C" int kb_ctx_set_dropout_mask(kb_ctx *ctx, const uint8_t *mask, int64_t n, double p)
+{
+    if (n <= 0 || !(p > 0.0 && p < 1.0))
+        return kb_ctx_fail(ctx, "kb_ctx_set_dropout_mask: %lld elements at p = %g", (long long)n, p);
+    if (n > ctx->replay_cap) {
+        if (ctx->replay_mask)
+            KB_OP_CUDA(ctx, cudaFree(ctx->replay_mask));
+        ctx->replay_mask = NULL;
+        ctx->replay_cap = 0;
+        KB_OP_CUDA(ctx, cudaMalloc((void **)&ctx->replay_mask, (size_t)n));
+        ctx->replay_cap = n;
+    }
+    KB_OP_CUDA(ctx, cudaMemcpyAsync(ctx->replay_mask, mask, (size_t)n, cudaMemcpyDeviceToDevice, ctx->stream));
+    ctx->replay_n = n;
+    ctx->replay_p = p;
+    return 0;
+}
+
+extern "C" void kb_ctx_clear_dropout_mask(kb_ctx *ctx) { ctx->replay_n = 0; }
+
+extern "C" const uint8_t *kb_ctx_dropout_mask(const kb_ctx *ctx, int64_t *n, double *p)
+{
+    if (n)
+        *n = ctx->replay_n;
+    if (p)
+        *p = ctx->replay_p;
+    return ctx->replay_n > 0 ? ctx->replay_mask : NULL;
 }
 
 extern "C" void kb_ops_versions(int *cublas_version, int *cudnn_version)

@@ -2235,7 +2235,117 @@ static void dropout_launch(cudaStream_t s, int vec, unsigned grid, const float *
     }
 }
 
+/* The replay of a given mask (docs/protocols.md, "Live dropout"): the vector kernel's arithmetic,
+ * src * keep * scale with keep 1.0f or 0.0f, with the keep bits read instead of drawn. */
+__global__ void replay_dropout_kernel(const float *a, float *b, uint8_t *c, const uint8_t *keep, int64_t n, float p)
+{
+    const float scale = 1.0 / p;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        const float k = keep[i] ? 1.0f : 0.0f;
+        b[i] = a[i] * k * scale;
+        c[i] = keep[i] ? 1 : 0;
+    }
+}
+
+/* kb_row_mode_mask: one block per row; the row's bit patterns sorted in shared memory (bitonic,
+ * padded with 0xffffffff up to a power of two), the longest run of equal patterns found by one
+ * thread (the first of equally long runs), then mask = pattern != that run's. */
+constexpr int kModeThreads = 1024;
+constexpr int64_t kModeMaxRow = 32768; /* 128 KiB of shared memory */
+
+__global__ void __launch_bounds__(kModeThreads) row_mode_mask_kernel(const float *y, uint8_t *mask, int64_t len, int p2)
+{
+    extern __shared__ uint32_t keys[];
+    __shared__ uint32_t mode;
+    const float *row = y + (int64_t)blockIdx.x * len;
+    for (int i = threadIdx.x; i < p2; i += blockDim.x)
+        keys[i] = i < len ? __float_as_uint(row[i]) : 0xffffffffu;
+    __syncthreads();
+    for (int k = 2; k <= p2; k <<= 1)
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            for (int i = threadIdx.x; i < p2; i += blockDim.x) {
+                const int l = i ^ j;
+                if (l > i) {
+                    const uint32_t a = keys[i], b = keys[l];
+                    if (((i & k) == 0) == (a > b)) {
+                        keys[i] = b;
+                        keys[l] = a;
+                    }
+                }
+            }
+            __syncthreads();
+        }
+    if (threadIdx.x == 0) {
+        uint32_t best = keys[0], cur = keys[0];
+        int64_t best_n = 0, n = 0;
+        for (int64_t i = 0; i < len; i++) { /* the padding sorts last, a real 0xffffffff too: len covers it */
+            if (keys[i] == cur) {
+                n++;
+            } else {
+                cur = keys[i];
+                n = 1;
+            }
+            if (n > best_n) {
+                best_n = n;
+                best = cur;
+            }
+        }
+        mode = best;
+    }
+    __syncthreads();
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+        mask[(int64_t)blockIdx.x * len + i] = __float_as_uint(row[i]) != mode;
+}
+
 } /* namespace */
+
+extern "C" kb_tensor kb_row_mode_mask(kb_ref *r, kb_tensor out, kb_tensor y)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (!check_operand(r, "kb_row_mode_mask", 0, y, KB_F32))
+        return kb_ref_none();
+    if (!kb_is_contiguous(y) || y.ndim < 1) {
+        kb_ref_fail(r, "kb_row_mode_mask: y must be contiguous with at least one dimension");
+        return kb_ref_none();
+    }
+    const int64_t len = y.shape[y.ndim - 1], rows = len > 0 ? kb_numel(y) / len : 0;
+    if (len > kModeMaxRow || rows > 0x7fffffff) {
+        kb_ref_fail(r, "kb_row_mode_mask: rows of %lld elements (at most %lld) x %lld rows", (long long)len,
+                    (long long)kModeMaxRow, (long long)rows);
+        return kb_ref_none();
+    }
+    kb_tensor res = kb_result(r, out, KB_BOOL, y.ndim, y.shape, "kb_row_mode_mask");
+    if (!kb_ref_ok(r) || rows == 0)
+        return kb_ref_ok(r) ? res : kb_ref_none();
+    int p2 = 1;
+    while (p2 < len)
+        p2 <<= 1;
+    kb_ctx *ctx = kb_ref_ctx(r);
+    const size_t smem = (size_t)p2 * sizeof(uint32_t);
+    cudaError_t e = cudaFuncSetAttribute(row_mode_mask_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e == cudaSuccess) {
+        row_mode_mask_kernel<<<(unsigned)rows, kModeThreads, smem, kb_ctx_stream(ctx)>>>((const float *)y.data,
+                                                                                       (uint8_t *)res.data, len, p2);
+        e = cudaGetLastError();
+    }
+    if (e != cudaSuccess) {
+        kb_ref_check(r, kb_ctx_fail(ctx, "kb_row_mode_mask: launch failed: %s", cudaGetErrorString(e)));
+        return kb_ref_none();
+    }
+    return res;
+}
+
+extern "C" void kb_replay_dropout(kb_ref *r, kb_tensor mask, double p)
+{
+    if (!kb_ref_ok(r))
+        return;
+    if (mask.dtype != KB_BOOL || !kb_is_contiguous(mask)) {
+        kb_ref_fail(r, "kb_replay_dropout: the mask must be a contiguous KB_BOOL tensor");
+        return;
+    }
+    kb_ref_check(r, kb_ctx_set_dropout_mask(kb_ref_ctx(r), (const uint8_t *)mask.data, kb_numel(mask), p));
+}
 
 extern "C" kb_tensor kb_dropout(kb_ref *r, kb_tensor out, kb_tensor x, double p, int training)
 {
@@ -2292,7 +2402,18 @@ extern "C" kb_tensor kb_dropout(kb_ref *r, kb_tensor out, kb_tensor x, double p,
     const float pa = (float)p1m; /* accscalar_t pa = (accscalar_t)(p) of the keep probability */
     const int vec = dropout_vec_size(x.data, n);
     cudaStream_t s = kb_ctx_stream(ctx);
-    if (n < INT32_MAX) /* cuda::detail::canUse32BitIndexMath(self): numel < INT32_MAX, contiguous */
+    int64_t replay_n = 0;
+    double replay_p = 0.0;
+    const uint8_t *keep = kb_ctx_dropout_mask(ctx, &replay_n, &replay_p);
+    if (keep && (replay_n != n || replay_p != p)) {
+        kb_ref_fail(r, "kb_dropout: the replayed mask holds %lld elements at p = %g, this dropout %lld at p = %g",
+                    (long long)replay_n, replay_p, (long long)n, p);
+        return kb_ref_none();
+    }
+    if (keep)
+        replay_dropout_kernel<<<grid, kDropThreads, 0, s>>>((const float *)x.data, (float *)res.data, (uint8_t *)mask.data,
+                                                             keep, n, pa);
+    else if (n < INT32_MAX) /* cuda::detail::canUse32BitIndexMath(self): numel < INT32_MAX, contiguous */
         dropout_launch<unsigned int>(s, vec, grid, (const float *)x.data, (float *)res.data, (uint8_t *)mask.data, n, pa);
     else
         dropout_launch<uint64_t>(s, vec, grid, (const float *)x.data, (float *)res.data, (uint8_t *)mask.data, n, pa);

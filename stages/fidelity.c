@@ -124,6 +124,13 @@ static int run_mode(fd_run *f, int m, const kb_draw *in, const kb_draw *params, 
         if (kb_session_draw(s, in, params, err) != 0 || kb_session_reference(s, 0, &nonfinite, err) != 0 ||
             kb_session_poison(s, err) != 0 || kb_session_call(s, KB_CALL_DEVICE_SYNC, call, err) != 0)
             return -1;
+        /* live dropout: ours again with the mask eager drew, read from its output (docs/protocols.md) */
+        kb_replay_stats rs;
+        if (call->outcome == KB_OUT_OK && kb_session_replay(s, &rs, err) != 0)
+            return -1;
+        if (call->outcome == KB_OUT_OK && rs.active)
+            kb_progress(&f->st, "%s: eager's dropout mask replayed: keeps %lld of %lld (%.1f sigmas from 1 - p)",
+                              mode_names[m], (long long)rs.kept, (long long)rs.n, rs.z);
         for (int i = 0; i < f->n_out && call->outcome == KB_OUT_OK; i++)
             if (kb_session_compare(s, (uint32_t)i, kb_tau_for(&f->st.cfg, f->p->outputs[i].dtype), 0, 0,
                                    &f->R[m].cmp[i], err) != 0)

@@ -68,6 +68,19 @@ static void note_failure(const kb_protocol *P, vd_run *v, size_t d, int tf32)
         if ((P->scaled_bound ? c->cmp[i].scaled_excess > w->scaled_excess : c->cmp[i].tau_req > w->tau_req))
             w = &c->cmp[i];
     char text[512], r[64];
+    const kb_replay_stats *rp = &c->replay;
+    if (!kb_check_replay_ok(c)) { /* live dropout: the mask read from the output is not dropout's */
+        if (rp->repeated)
+            snprintf(text, sizeof text, "%s: the same dropout mask as the previous call", v->dists[d].name);
+        else
+            snprintf(text, sizeof text, "%s: the dropout mask keeps %lld of %lld (%.2f%%; p = %g keeps %.0f%%, %.1f sigmas off)",
+                     v->dists[d].name, (long long)rp->kept, (long long)rp->n, 100.0 * (double)rp->kept / (double)rp->n,
+                     rp->p, 100.0 * (1.0 - rp->p), rp->z);
+        kb_append(tf32 ? v->detail_tf32 : v->detail, sizeof v->detail, text);
+        snprintf(r, sizeof r, "fails %s: dropout mask", v->dists[d].name);
+        kb_append(tf32 ? v->reason_tf32 : v->reason, sizeof v->reason, r);
+        return;
+    }
     if (tf32) {
         if (c->inputs_changed)
             snprintf(text, sizeof text, "%s: an input was modified", v->dists[d].name);

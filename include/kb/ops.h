@@ -82,6 +82,15 @@ size_t kb_ctx_live_bytes(const kb_ctx *ctx); /* allocated now through kb_ctx_all
 size_t kb_ctx_peak_bytes(const kb_ctx *ctx); /* high-water mark since the last reset */
 void kb_ctx_reset_peak(kb_ctx *ctx);
 
+/* Live dropout's replay (docs/protocols.md, "Live dropout"): while a mask is set, kb_dropout keeps
+ * exactly the elements whose mask byte is 1 (times 1 / (1 - p), as eager scales them) instead of
+ * drawing a mask, so the reference computed next uses the mask a submission drew. The mask
+ * (n bytes of 0 / 1, device memory) is copied on the context's stream; p must be the dropout's.
+ * Cleared by kb_ctx_clear_dropout_mask. kb_ctx_dropout_mask: the mask set (NULL if none). */
+int kb_ctx_set_dropout_mask(kb_ctx *ctx, const uint8_t *mask, int64_t n, double p);
+void kb_ctx_clear_dropout_mask(kb_ctx *ctx);
+const uint8_t *kb_ctx_dropout_mask(const kb_ctx *ctx, int64_t *n, double *p);
+
 /* Records why an op failed ("printf"-style) and returns -1; the first message is kept. */
 int kb_ctx_fail(kb_ctx *ctx, const char *fmt, ...)
 #if defined(__GNUC__)

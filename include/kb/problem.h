@@ -25,6 +25,7 @@ extern "C" {
 #endif
 
 typedef struct kb_ctx kb_ctx; /* opaque: see kb/ops.h */
+struct kb_ref;                /* a reference's scope: see kb/ref.h */
 
 typedef enum kb_role {
     KB_ROLE_INPUT = 0, /* a forward() argument: re-drawn per trial, scaled by the distributions */
@@ -104,6 +105,11 @@ typedef struct kb_problem {
     uint32_t flags;
     /* The eager-faithful baseline. Returns 0, or non-zero after kb_ctx_fail() said why. */
     int (*reference)(kb_ctx *ctx, const kb_args *args);
+    /* Live dropout only (NULL elsewhere; docs/protocols.md, "Live dropout"): run like the
+     * reference (kb_ref_run) over the same inputs with the outputs of the call under check as its
+     * outputs, it reads the mask that call drew from those outputs and sets it
+     * (kb_replay_dropout), so that the reference computed next drops the same elements. */
+    void (*replay)(struct kb_ref *r);
 } kb_problem;
 
 #define KB_PROBLEM_SYMBOL "kb_problem_descriptor"

@@ -55,7 +55,8 @@ static void test_struct_layout(void **state)
         L(kb_problem, abi_version, 0), L(kb_problem, id, 8),      L(kb_problem, title, 16),
         L(kb_problem, n_inputs, 24),   L(kb_problem, inputs, 32), L(kb_problem, n_outputs, 40),
         L(kb_problem, outputs, 48),    L(kb_problem, flops, 56),  L(kb_problem, bytes, 64),
-        L(kb_problem, flags, 72),      L(kb_problem, reference, 80), S(kb_problem, 88),
+        L(kb_problem, flags, 72),      L(kb_problem, reference, 80), L(kb_problem, replay, 88),
+        S(kb_problem, 96),
         S(kb_dtype, 4), S(cudaStream_t, 8),
     };
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)

@@ -82,6 +82,14 @@ kb_tensor kb_mish(kb_ref *r, kb_tensor out, kb_tensor x);
  * fill, then the broadcast mul), as _dropout_impl. A problem whose output depends on the mask
  * cannot be compared with eager's element by element: the masks differ. */
 kb_tensor kb_dropout(kb_ref *r, kb_tensor out, kb_tensor x, double p, int training);
+/* Live dropout's check (docs/protocols.md, "Live dropout"). kb_row_mode_mask: out (KB_BOOL, y's
+ * shape) = 1 where an element of y differs, bit for bit, from the most frequent value of its row
+ * (the last dimension, at most 32768 elements; ties: the smallest pattern): after dropout and a
+ * row-wise op such as softmax the dropped elements of a row share one value. kb_replay_dropout:
+ * the following kb_dropout calls of this context keep exactly mask's elements (mask: KB_BOOL, the
+ * dropout's input's shape; p: its probability), until the harness clears it. */
+kb_tensor kb_row_mode_mask(kb_ref *r, kb_tensor out, kb_tensor y);
+void kb_replay_dropout(kb_ref *r, kb_tensor mask, double p);
 kb_tensor kb_hardtanh(kb_ref *r, kb_tensor out, kb_tensor x, double min_val, double max_val);
 kb_tensor kb_softplus(kb_ref *r, kb_tensor out, kb_tensor x, double beta, double threshold);
 kb_tensor kb_abs(kb_ref *r, kb_tensor out, kb_tensor x);
