@@ -95,13 +95,20 @@ int kb_session_reference(kb_session *s, int magnitude, int *nonfinite, kb_err *e
  * rs->active = 0 and nothing is done. -1 only on a harness error (or a replay that fails). */
 typedef struct kb_replay_stats {
     int active;       /* the problem has live dropout and the call's mask was replayed */
-    int64_t n, kept;  /* the mask's elements and the kept ones */
+    int64_t total;    /* the mask's elements */
+    int64_t n, kept;  /* those whose row could be read (not KB_MASK_UNREAD), and the kept ones */
     double p;         /* the dropout probability */
     double z;         /* (kept - n (1 - p)) / sqrt(n p (1 - p)): the keep count's deviation in sigmas */
-    int repeated;     /* the mask is bit for bit the one read from this session's previous call */
+    double changed;   /* share of the elements read in both this and the previous call whose
+                         keep bit differs (-1: no previous call, or fewer than KB_REPLAY_MIN_N) */
+    int repeated;     /* changed < KB_REPLAY_MIN_CHANGED: the previous call's mask again */
 } kb_replay_stats;
-/* A mask keeping more than this many sigmas away from n (1 - p) is not the problem's dropout. */
+/* A mask keeping more than this many sigmas away from n (1 - p) is not the problem's dropout;
+ * two independent masks differ in 2 p (1 - p) of the elements (32% at p = 0.2), and one that
+ * differs in under 1% is the same mask. Neither is judged on fewer than KB_REPLAY_MIN_N elements. */
 #define KB_REPLAY_MAX_Z 6.0
+#define KB_REPLAY_MIN_CHANGED 0.01
+#define KB_REPLAY_MIN_N 1000
 int kb_session_replay(kb_session *s, kb_replay_stats *rs, kb_err *err);
 /* Whether PyTorch's TF32 mode changes the problem's result on the current inputs: the reference
  * at the session's math into the reference buffers and at KB_MATH_TF32 into the magnitude

@@ -740,15 +740,26 @@ int kb_session_replay(kb_session *s, kb_replay_stats *rs, kb_err *err)
         free(host);
         return kb_errf(err, KB_EXIT_FAIL, "dropout mask to the host: %s", cudaGetErrorString(e));
     }
-    int64_t kept = 0;
-    for (int64_t i = 0; i < n; i++)
-        kept += host[i] != 0;
+    int64_t read = 0, kept = 0, both = 0, changed = 0;
+    const uint8_t *prev = s->replay_prev_n == n ? s->replay_prev : NULL;
+    for (int64_t i = 0; i < n; i++) {
+        if (host[i] & KB_MASK_UNREAD)
+            continue;
+        read++;
+        kept += host[i] & 1;
+        if (prev && !(prev[i] & KB_MASK_UNREAD)) {
+            both++;
+            changed += (host[i] ^ prev[i]) & 1;
+        }
+    }
     rs->active = 1;
-    rs->n = n;
+    rs->total = n;
+    rs->n = read;
     rs->kept = kept;
     rs->p = p;
-    rs->z = ((double)kept - (double)n * (1.0 - p)) / sqrt((double)n * p * (1.0 - p));
-    rs->repeated = s->replay_prev && s->replay_prev_n == n && memcmp(s->replay_prev, host, (size_t)n) == 0;
+    rs->z = read >= KB_REPLAY_MIN_N ? ((double)kept - (double)read * (1.0 - p)) / sqrt((double)read * p * (1.0 - p)) : 0.0;
+    rs->changed = both >= KB_REPLAY_MIN_N ? (double)changed / (double)both : -1.0;
+    rs->repeated = rs->changed >= 0.0 && rs->changed < KB_REPLAY_MIN_CHANGED;
     free(s->replay_prev);
     s->replay_prev = host;
     s->replay_prev_n = n;

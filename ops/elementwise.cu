@@ -2241,15 +2241,16 @@ __global__ void replay_dropout_kernel(const float *a, float *b, uint8_t *c, cons
 {
     const float scale = 1.0 / p;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-        const float k = keep[i] ? 1.0f : 0.0f;
+        const float k = (keep[i] & 1) ? 1.0f : 0.0f;
         b[i] = a[i] * k * scale;
-        c[i] = keep[i] ? 1 : 0;
+        c[i] = keep[i] & 1;
     }
 }
 
 /* kb_row_mode_mask: one block per row; the row's bit patterns sorted in shared memory (bitonic,
  * padded with 0xffffffff up to a power of two), the longest run of equal patterns found by one
- * thread (the first of equally long runs), then mask = pattern != that run's. */
+ * thread (the first of equally long runs), then mask = pattern != that run's, with bit 7 set in
+ * a row whose most frequent value is a zero or not finite (KB_MASK_UNREAD). */
 constexpr int kModeThreads = 1024;
 constexpr int64_t kModeMaxRow = 32768; /* 128 KiB of shared memory */
 
@@ -2293,8 +2294,9 @@ __global__ void __launch_bounds__(kModeThreads) row_mode_mask_kernel(const float
         mode = best;
     }
     __syncthreads();
+    const uint8_t unread = (mode & 0x7fffffffu) == 0 || (mode & 0x7f800000u) == 0x7f800000u ? 0x80 : 0;
     for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
-        mask[(int64_t)blockIdx.x * len + i] = __float_as_uint(row[i]) != mode;
+        mask[(int64_t)blockIdx.x * len + i] = (uint8_t)((__float_as_uint(row[i]) != mode) | unread);
 }
 
 } /* namespace */

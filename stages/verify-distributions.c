@@ -71,9 +71,11 @@ static void note_failure(const kb_protocol *P, vd_run *v, size_t d, int tf32)
     const kb_replay_stats *rp = &c->replay;
     if (!kb_check_replay_ok(c)) { /* live dropout: the mask read from the output is not dropout's */
         if (rp->repeated)
-            snprintf(text, sizeof text, "%s: the same dropout mask as the previous call", v->dists[d].name);
+            snprintf(text, sizeof text, "%s: the same dropout mask as the previous call (%.3f%% of the elements differ)",
+                     v->dists[d].name, 100.0 * rp->changed);
         else
-            snprintf(text, sizeof text, "%s: the dropout mask keeps %lld of %lld (%.2f%%; p = %g keeps %.0f%%, %.1f sigmas off)",
+            snprintf(text, sizeof text,
+                     "%s: the dropout mask keeps %lld of %lld read (%.2f%%; p = %g keeps %.0f%%, %.1f sigmas off)",
                      v->dists[d].name, (long long)rp->kept, (long long)rp->n, 100.0 * (double)rp->kept / (double)rp->n,
                      rp->p, 100.0 * (1.0 - rp->p), rp->z);
         kb_append(tf32 ? v->detail_tf32 : v->detail, sizeof v->detail, text);
@@ -258,6 +260,18 @@ static void write_distributions(kb_h5w *w, const kb_cell_stage *c, const vd_run 
     for (size_t d = 0; d < n; d++)
         x[d] = v->checks[d].inputs_changed;
     kb_h5w_i64v(w, "/distributions/inputs_changed", x, n, NULL);
+    if (c->p->replay) { /* live dropout, strict: what the mask read from each draw's output showed */
+        double keep[MAX_DISTS], changed[MAX_DISTS];
+        for (size_t d = 0; d < n; d++) {
+            const kb_replay_stats *rp = &v->checks[d].replay;
+            keep[d] = rp->active && rp->n > 0 ? (double)rp->kept / (double)rp->n : NAN;
+            changed[d] = rp->active && rp->changed >= 0.0 ? rp->changed : NAN;
+            x[d] = rp->active ? rp->n : 0;
+        }
+        kb_h5w_f64v(w, "/distributions/dropout_keep", keep, n, NULL);
+        kb_h5w_f64v(w, "/distributions/dropout_changed", changed, n, NULL);
+        kb_h5w_i64v(w, "/distributions/dropout_read", x, n, NULL);
+    }
     for (size_t d = 0; d < n; d++)
         names[d] = v->dran[d] ? kb_outcome_name(v->checks[d].call.outcome) : "not_run";
     kb_h5w_strv(w, "/distributions/outcome", names, n);

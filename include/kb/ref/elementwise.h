@@ -85,9 +85,14 @@ kb_tensor kb_dropout(kb_ref *r, kb_tensor out, kb_tensor x, double p, int traini
 /* Live dropout's check (docs/protocols.md, "Live dropout"). kb_row_mode_mask: out (KB_BOOL, y's
  * shape) = 1 where an element of y differs, bit for bit, from the most frequent value of its row
  * (the last dimension, at most 32768 elements; ties: the smallest pattern): after dropout and a
- * row-wise op such as softmax the dropped elements of a row share one value. kb_replay_dropout:
- * the following kb_dropout calls of this context keep exactly mask's elements (mask: KB_BOOL, the
- * dropout's input's shape; p: its probability), until the harness clears it. */
+ * row-wise op such as softmax the dropped elements of a row share one value. Where that value is
+ * a zero (it underflowed, and so did every kept element as small) or not finite, the row's mask
+ * cannot be read: its bytes also carry KB_MASK_UNREAD (bit 7), which the harness's statistics
+ * skip (the replay still drops the zeros, which changes nothing that underflowed).
+ * kb_replay_dropout: the following kb_dropout calls of this context keep exactly the elements
+ * whose mask byte has bit 0 set (mask: KB_BOOL-sized bytes, the dropout's input's shape; p: its
+ * probability), until the harness clears it. */
+#define KB_MASK_UNREAD 0x80
 kb_tensor kb_row_mode_mask(kb_ref *r, kb_tensor out, kb_tensor y);
 void kb_replay_dropout(kb_ref *r, kb_tensor mask, double p);
 kb_tensor kb_hardtanh(kb_ref *r, kb_tensor out, kb_tensor x, double min_val, double max_val);
