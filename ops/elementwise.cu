@@ -2241,6 +2241,8 @@ __global__ void replay_dropout_kernel(const float *a, float *b, uint8_t *c, cons
 {
     const float scale = 1.0 / p;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        if (keep[i] & KB_MASK_OWN) /* a row whose mask cannot be read: the reference's own draw stays */
+            continue;
         const float k = (keep[i] & 1) ? 1.0f : 0.0f;
         b[i] = a[i] * k * scale;
         c[i] = keep[i] & 1;
@@ -2249,8 +2251,9 @@ __global__ void replay_dropout_kernel(const float *a, float *b, uint8_t *c, cons
 
 /* kb_row_mode_mask: one block per row; the row's bit patterns sorted in shared memory (bitonic,
  * padded with 0xffffffff up to a power of two), the longest run of equal patterns found by one
- * thread (the first of equally long runs), then mask = pattern != that run's, with bit 7 set in
- * a row whose most frequent value is a zero or not finite (KB_MASK_UNREAD). */
+ * thread (the first of equally long runs), then mask = pattern != that run's, with KB_MASK_UNREAD
+ * in a row whose most frequent value is a zero or not finite, and KB_MASK_UNREAD | KB_MASK_OWN
+ * in one where that value fills more than half of the row. */
 constexpr int kModeThreads = 1024;
 constexpr int64_t kModeMaxRow = 32768; /* 128 KiB of shared memory */
 
@@ -2258,6 +2261,7 @@ __global__ void __launch_bounds__(kModeThreads) row_mode_mask_kernel(const float
 {
     extern __shared__ uint32_t keys[];
     __shared__ uint32_t mode;
+    __shared__ bool flat;
     const float *row = y + (int64_t)blockIdx.x * len;
     for (int i = threadIdx.x; i < p2; i += blockDim.x)
         keys[i] = i < len ? __float_as_uint(row[i]) : 0xffffffffu;
@@ -2292,9 +2296,12 @@ __global__ void __launch_bounds__(kModeThreads) row_mode_mask_kernel(const float
             }
         }
         mode = best;
+        flat = 2 * best_n > len;
     }
     __syncthreads();
-    const uint8_t unread = (mode & 0x7fffffffu) == 0 || (mode & 0x7f800000u) == 0x7f800000u ? 0x80 : 0;
+    const uint8_t unread = flat ? KB_MASK_UNREAD | KB_MASK_OWN
+                           : (mode & 0x7fffffffu) == 0 || (mode & 0x7f800000u) == 0x7f800000u ? KB_MASK_UNREAD
+                                                                                               : 0;
     for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
         mask[(int64_t)blockIdx.x * len + i] = (uint8_t)((__float_as_uint(row[i]) != mode) | unread);
 }
@@ -2412,13 +2419,13 @@ extern "C" kb_tensor kb_dropout(kb_ref *r, kb_tensor out, kb_tensor x, double p,
                     (long long)replay_n, replay_p, (long long)n, p);
         return kb_ref_none();
     }
-    if (keep)
-        replay_dropout_kernel<<<grid, kDropThreads, 0, s>>>((const float *)x.data, (float *)res.data, (uint8_t *)mask.data,
-                                                             keep, n, pa);
-    else if (n < INT32_MAX) /* cuda::detail::canUse32BitIndexMath(self): numel < INT32_MAX, contiguous */
+    if (n < INT32_MAX) /* cuda::detail::canUse32BitIndexMath(self): numel < INT32_MAX, contiguous */
         dropout_launch<unsigned int>(s, vec, grid, (const float *)x.data, (float *)res.data, (uint8_t *)mask.data, n, pa);
     else
         dropout_launch<uint64_t>(s, vec, grid, (const float *)x.data, (float *)res.data, (uint8_t *)mask.data, n, pa);
+    if (keep) /* the replay: the drawn mask replaced by the call's, where its row could be read */
+        replay_dropout_kernel<<<grid, kDropThreads, 0, s>>>((const float *)x.data, (float *)res.data, (uint8_t *)mask.data,
+                                                             keep, n, pa);
     e = cudaGetLastError();
     if (e != cudaSuccess)
         kb_ref_check(r, kb_ctx_fail(ctx, "kb_dropout: launch failed: %s", cudaGetErrorString(e)));

@@ -82,17 +82,21 @@ kb_tensor kb_mish(kb_ref *r, kb_tensor out, kb_tensor x);
  * fill, then the broadcast mul), as _dropout_impl. A problem whose output depends on the mask
  * cannot be compared with eager's element by element: the masks differ. */
 kb_tensor kb_dropout(kb_ref *r, kb_tensor out, kb_tensor x, double p, int training);
-/* Live dropout's check (docs/protocols.md, "Live dropout"). kb_row_mode_mask: out (KB_BOOL, y's
- * shape) = 1 where an element of y differs, bit for bit, from the most frequent value of its row
- * (the last dimension, at most 32768 elements; ties: the smallest pattern): after dropout and a
- * row-wise op such as softmax the dropped elements of a row share one value. Where that value is
- * a zero (it underflowed, and so did every kept element as small) or not finite, the row's mask
- * cannot be read: its bytes also carry KB_MASK_UNREAD (bit 7), which the harness's statistics
- * skip (the replay still drops the zeros, which changes nothing that underflowed).
+/* Live dropout's check (docs/protocols.md, "Live dropout"). kb_row_mode_mask: out (one byte per
+ * element, y's shape) = 1 where an element of y differs, bit for bit, from the most frequent value
+ * of its row (the last dimension, at most 32768 elements; ties: the smallest pattern): after
+ * dropout and a row-wise op such as softmax the dropped elements of a row share one value. Where
+ * the row's mask cannot be read, its bytes also carry KB_MASK_UNREAD, which the harness's
+ * statistics skip: where that value is a zero (it underflowed, and so did every kept element as
+ * small; the replay drops the zeros, which changes nothing that underflowed) or not finite, and
+ * where it fills more than half of the row (a flat row, as on tiny inputs: kept and dropped
+ * elements are one value; KB_MASK_OWN then keeps the reference's own draw for that row, so a
+ * flat output where the true one is not flat still differs from the reference).
  * kb_replay_dropout: the following kb_dropout calls of this context keep exactly the elements
- * whose mask byte has bit 0 set (mask: KB_BOOL-sized bytes, the dropout's input's shape; p: its
- * probability), until the harness clears it. */
+ * whose mask byte has bit 0 set, bytes with KB_MASK_OWN excepted (mask: the dropout's input's
+ * shape; p: its probability), until the harness clears it. */
 #define KB_MASK_UNREAD 0x80
+#define KB_MASK_OWN 0x40
 kb_tensor kb_row_mode_mask(kb_ref *r, kb_tensor out, kb_tensor y);
 void kb_replay_dropout(kb_ref *r, kb_tensor mask, double p);
 kb_tensor kb_hardtanh(kb_ref *r, kb_tensor out, kb_tensor x, double min_val, double max_val);
