@@ -17,14 +17,16 @@
  * operand: no shared-memory or L1 traffic for the weights at all. The parities of the 8 conv
  * outputs are compile-time, so the tap sets are too.
  *
- * Exactness: each conv output is its 3-27 products summed in a fixed order (input channel,
- * then kd, kh, kw) in float, then the conv bias added as its own rounding (eager adds the bias
- * in a separate kernel), then the multiply by scale1, the pool's float sum in eager's (t, h, w)
- * order divided by 8, the bias add and the multiply by scale2, each rounded as eager's kernels
- * round (add_rn / mul_rn: no contraction across op boundaries). Only the order of the
- * conv's own sum differs from cuDNN's; the strict bound for 24 terms allows ~5e-6 of the summed
- * magnitudes, this order errs by < 1e-6. Deterministic (the problem is flagged nondeterministic
- * for eager's cuDNN backward-data engines; this kernel is not).
+ * Exactness: each conv output is its 3-27 products summed in a fixed order (input channel, then
+ * kd, kh, kw) in float, then the conv bias added as its own rounding (eager adds the bias in a
+ * separate kernel), then the multiply by scale1, the pool's float sum in eager's (t, h, w) order
+ * divided by 8, the bias add and the multiply by scale2, each rounded as eager's kernels round
+ * (add_rn / mul_rn: no contraction across op boundaries). Only the order of the conv's own sum
+ * differs from cuDNN's; the strict bound for 24 terms allows ~5e-6 of the summed magnitudes, this
+ * order errs by < 1e-6. Deterministic (the problem is flagged nondeterministic for eager's cuDNN
+ * backward-data engines; this kernel is not). Against a TF32 reference (PyTorch's defaults allow
+ * it in cuDNN) the pool averages TF32's error away: simulated on the CPU it needs tau <= 7e-5 on
+ * D2.
  *
  * Napkin math (H200: ~4.3 TB/s HBM, FP32 ~60 TFLOP/s peak):
  *   eager: conv 5.0e9 FLOP; the 0.94 GiB conv output is written, read and written by the bias

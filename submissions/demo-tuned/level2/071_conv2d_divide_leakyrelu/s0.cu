@@ -1,43 +1,37 @@
 /*
- * demo-tuned, level2/021_conv2d_add_scale_sigmoid_groupnorm, sample s0:
- *   c = Conv2d(8, 32, 3)(x)              x (128, 8, 256, 256) -> (128, 32, 254, 254)
- *   s = sigmoid((c + bias) * scale)      (bias, scale (32, 1, 1))
- *   y = GroupNorm(8 groups, 32)(s)       (4 channels per group, eps 1e-5, affine)
+ * demo-tuned, level2/071_conv2d_divide_leakyrelu, sample s0:
+ *   c = Conv2d(8, 64, 3)(x)              x (128, 8, 128, 128) -> (128, 64, 126, 126)
+ *   y = leaky_relu(c / 2, 0.01)
  *
- * Design: four calls on args->stream, no intermediate tensor (the conv writes into y, the
- * epilogue rewrites y in place; the statistics are 132 KB of stream-ordered scratch).
+ * Design: two calls on args->stream, no intermediate tensor.
  *   1. The convolution is eager's cuDNN graph with the engine eager picks when cuDNN's TF32 switch
  *      is off (an FMA engine: exact FP32, the strict protocol's reference), written into y; the
  *      bias is left to the epilogue, as eager adds it in a separate kernel.
- *   2. gn_partials: a group of 4 channels is 4 contiguous planes; 8 blocks per (n, group) stream
- *      their slice as float4, compute s in registers and sum s and s^2 in DOUBLE, block-reduced in
- *      a fixed order.
- *   3. gn_params: per (n, channel), its group's partials added in order: mean, biased variance,
- *      rstd = rsqrtf(var + eps) as eager, and eager's fused a = rstd * gamma, b = -a * mean + beta.
- *   4. gn_apply: float4 per thread, s recomputed from the conv output (bit-identical to pass 2),
- *      y = a * s + b, one store.
- * y is written by cuDNN, read twice and written once by the epilogue.
- * Eager: cuDNN, the bias add, the add, the multiply, sigmoid (4 read-write passes over 1.06 GB),
- * then GroupNorm's moments (one read), fused parameters, and its a * x + b pass (read, write).
+ *   2. One fused epilogue kernel, in place on y: float4 per thread (a 126 x 126 plane is a
+ *      multiple of 4 floats, so a float4 never straddles two channels), conv bias, the division
+ *      and leaky_relu in registers, one store. y is read once and written once.
+ * Eager: cuDNN, the bias add, the division (div_true_kernel_cuda with a CPU scalar: x * (1/2)) and
+ * leaky_relu: 3 read-write passes over the 0.52 GB result after the convolution.
  *
- * Exactness: the convolution is the exact reference's (same graph, same engine choice); the two
- * adds, the multiply and sigmoid (1 / (1 + expf(-x))) round where eager's kernels round
- * (__fadd_rn / __fmul_rn); the statistics are double sums (eager: float Welford), the
- * normalisation eager's a * x + b with its fused parameters. Deterministic (fixed reduction
- * orders; forward engines with the NONDETERMINISTIC note are skipped).
+ * Exactness: the convolution is the exact reference's (same graph, same engine choice); the bias
+ * add, the multiply by 0.5f and leaky_relu (x > 0 ? x : x * 0.01f) round where eager's kernels
+ * round (__fadd_rn / __fmul_rn). Against the standard check's reference (cuDNN TF32 on, as
+ * PyTorch's defaults) the exact convolution differs by TF32's error; the division halves it and
+ * leaky_relu does not grow it: simulated on the CPU (TF32 operands rounded, both to nearest and
+ * by truncation) it needs tau <= 3.1e-4 on D1 and <= 7.3e-4 on D2. Deterministic (forward
+ * engines with the NONDETERMINISTIC note are skipped).
  *
  * Napkin math (H200: ~4.3 TB/s HBM; FP32 FMA convolutions: cuDNN without TF32 reached ~42
  * TFLOP/s on L1/55, assume ~30 for 8 input channels):
- *   conv: 2 * 128*32*254*254 * 72 = 3.8e10 FLOP, ~1.3 ms exact (eager: TF32, ~0.1-0.2 ms), plus
- *   its 1.06 GB store; eager's epilogue ~13 GB of traffic, ~3.5 ms with its launches.
- *   here: the epilogue reads 1.06 GB twice and writes it once, ~0.75 ms.
- *   Expected: ~2.1-2.5 ms against eager FP32 5.95 ms / TF32 5.96 ms
+ *   conv: 2 * 128*64*126*126 * 72 = 1.9e10 FLOP, ~0.6 ms exact (eager: TF32, ~0.05-0.1 ms), plus
+ *   its 0.52 GB store; eager's epilogue 3 read-write passes, ~3.1 GB, ~0.75 ms plus launches.
+ *   here: the epilogue reads and writes 0.52 GB once, ~0.25 ms.
+ *   Expected: ~0.9-1.1 ms against eager FP32 1.66 ms / TF32 1.67 ms
  *   (reference/pytorch-eager-h200.csv; eager's "FP32" mode already runs the convolution in TF32,
- *   cuDNN's switch being on by default): ~2.5x, with the slower exact convolution.
+ *   cuDNN's switch being on by default): ~1.6x, with the slower exact convolution.
  *
- * Inputs by name (problems/level2/021_conv2d_add_scale_sigmoid_groupnorm.c KB_INPUTS): x, bias,
- * scale, conv.weight, conv.bias, group_norm.weight, group_norm.bias; output y. Any valid
- * (N, C, H, W) x (K, C, R, S) with K = 32 runs (64-bit indexing); nothing is kept across calls
+ * Inputs by name (problems/level2/071_conv2d_divide_leakyrelu.c KB_INPUTS): x, conv.weight,
+ * conv.bias; output y. Any valid (N, C, H, W) x (K, C, R, S) runs; nothing is kept across calls
  * but the cuDNN handle and the plan for the last shape.
  *
  * Build (the compile stage's command; it links cuBLAS, cuBLASLt and cuDNN with --as-needed, so
@@ -57,116 +51,33 @@
 #include <kb/submission.h>
 
 #define THREADS 256
-#define WARPS (THREADS / 32)
-#define CHANNELS 32
-#define GROUPS 8
-#define CPG (CHANNELS / GROUPS) /* channels per group */
-#define PARTS 8                 /* statistics blocks per (n, group) */
-#define EPS 1e-5f
 
 /* ---- the epilogue ------------------------------------------------------------------------- */
 
-/* sigmoid(((c + conv bias) + bias) * scale), eager's four kernels' roundings */
-static __device__ __forceinline__ float pre(float c, float cb, float b, float s)
+static __device__ __forceinline__ float epi(float c, float cb)
 {
-    const float v = __fmul_rn(__fadd_rn(__fadd_rn(c, cb), b), s);
-    return 1.0f / (1.0f + expf(-v));
+    const float d = __fmul_rn(__fadd_rn(c, cb), 1.0f / 2.0f); /* + bias, / 2 (eager: x * (1/2)) */
+    return d > 0.0f ? d : __fmul_rn(d, 0.01f);               /* leaky_relu */
 }
 
-static __device__ __forceinline__ float4 load4(const float *p, int64_t j) { return ((const float4 *)p)[j]; }
-
-/* grid (PARTS, N * GROUPS): block (p, ng) sums part p of group ng's CPG * HW contiguous values.
- * VEC = 4 reads float4 (HW a multiple of 4, so a float4 lies in one channel), VEC = 1 floats. */
+/* VEC = 4: element 4i .. 4i+3 (plane size a multiple of 4); VEC = 1: element i. */
 template <int VEC>
 static __global__ void __launch_bounds__(THREADS)
-gn_partials(const float *__restrict__ y, const float *__restrict__ cb, const float *__restrict__ bias,
-            const float *__restrict__ scale, int64_t HW, double2 *__restrict__ partial)
-{
-    __shared__ double2 sm[WARPS];
-    const int64_t ng = blockIdx.y, g = ng % GROUPS;
-    const float *grp = y + ng * CPG * HW;
-    const int64_t len = CPG * HW / VEC, part = (len + PARTS - 1) / PARTS;
-    const int64_t begin = blockIdx.x * part, end = begin + part < len ? begin + part : len;
-    double s = 0.0, q = 0.0;
-    for (int64_t j = begin + threadIdx.x; j < end; j += THREADS) {
-        const int c = (int)(g * CPG + j * VEC / HW);
-        const float b0 = __ldg(cb + c), b1 = __ldg(bias + c), sc = __ldg(scale + c);
-        if (VEC == 4) {
-            const float4 v = load4(grp, j);
-            const double a = pre(v.x, b0, b1, sc), b = pre(v.y, b0, b1, sc), e = pre(v.z, b0, b1, sc),
-                         f = pre(v.w, b0, b1, sc);
-            s += (a + b) + (e + f);
-            q += (a * a + b * b) + (e * e + f * f);
-        } else {
-            const double a = pre(grp[j], b0, b1, sc);
-            s += a;
-            q += a * a;
-        }
-    }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        s += __shfl_xor_sync(0xffffffffu, s, off);
-        q += __shfl_xor_sync(0xffffffffu, q, off);
-    }
-    if (threadIdx.x % 32 == 0)
-        sm[threadIdx.x / 32] = make_double2(s, q);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        double ts = 0.0, tq = 0.0;
-        for (int w = 0; w < WARPS; w++) {
-            ts += sm[w].x;
-            tq += sm[w].y;
-        }
-        partial[ng * PARTS + blockIdx.x] = make_double2(ts, tq);
-    }
-}
-
-/* Thread (n, c): ab[(n * CHANNELS + c) * 2 + {0, 1}] = eager's fused a, b. */
-static __global__ void __launch_bounds__(THREADS)
-gn_params(const double2 *__restrict__ partial, int64_t N, double count, const float *__restrict__ gamma,
-          const float *__restrict__ beta, float *__restrict__ ab)
-{
-    const int64_t t = (int64_t)blockIdx.x * THREADS + threadIdx.x;
-    if (t >= N * CHANNELS)
-        return;
-    const int64_t n = t / CHANNELS, c = t % CHANNELS, ng = n * GROUPS + c / CPG;
-    double s = 0.0, q = 0.0;
-    for (int p = 0; p < PARTS; p++) {
-        s += partial[ng * PARTS + p].x;
-        q += partial[ng * PARTS + p].y;
-    }
-    const double mean = s / count;
-    double var = q / count - mean * mean;
-    if (var < 0.0)
-        var = 0.0; /* rounding can make E[x^2] - mean^2 slightly negative; NaN stays NaN */
-    const float mean_f = (float)mean, rstd = rsqrtf((float)var + EPS);
-    const float a = rstd * gamma[c];
-    ab[t * 2] = a;
-    ab[t * 2 + 1] = fmaf(-a, mean_f, beta[c]); /* -scale * mean + beta */
-}
-
-/* Element (or float4) i: y = a * s + b, in place. */
-template <int VEC>
-static __global__ void __launch_bounds__(THREADS)
-gn_apply(float *__restrict__ y, const float *__restrict__ cb, const float *__restrict__ bias,
-         const float *__restrict__ scale, const float *__restrict__ ab, int64_t HW, int64_t total)
+bias_div_leaky(float *__restrict__ y, const float *__restrict__ cb, int64_t HW, int64_t C, int64_t total)
 {
     const int64_t i = (int64_t)blockIdx.x * THREADS + threadIdx.x;
     if (i >= total)
         return;
-    const int64_t plane = i * VEC / HW;
-    const int c = (int)(plane % CHANNELS);
-    const float b0 = __ldg(cb + c), b1 = __ldg(bias + c), sc = __ldg(scale + c);
-    const float a = __ldg(ab + plane * 2), b = __ldg(ab + plane * 2 + 1);
+    const float b = __ldg(cb + (i * VEC / HW) % C);
     if (VEC == 4) {
-        float4 v = ((float4 *)y)[i];
-        v.x = fmaf(a, pre(v.x, b0, b1, sc), b);
-        v.y = fmaf(a, pre(v.y, b0, b1, sc), b);
-        v.z = fmaf(a, pre(v.z, b0, b1, sc), b);
-        v.w = fmaf(a, pre(v.w, b0, b1, sc), b);
+        float4 v = __ldcs((float4 *)y + i);
+        v.x = epi(v.x, b);
+        v.y = epi(v.y, b);
+        v.z = epi(v.z, b);
+        v.w = epi(v.w, b);
         __stcs((float4 *)y + i, v);
     } else {
-        y[i] = fmaf(a, pre(y[i], b0, b1, sc), b);
+        y[i] = epi(y[i], b);
     }
 }
 
@@ -425,65 +336,34 @@ static int aligned16(const void *p) { return ((uintptr_t)p % 16) == 0; }
 
 extern "C" int kb_forward(const kb_args *args)
 {
-    if (args == NULL || args->abi_version != KB_ABI_VERSION || args->n_inputs != 7 || args->n_outputs != 1)
+    if (args == NULL || args->abi_version != KB_ABI_VERSION || args->n_inputs != 3 || args->n_outputs != 1)
         return 1;
-    const kb_input *x = input(args, "x", 4), *bias = input(args, "bias", 3), *scale = input(args, "scale", 3),
-                   *w = input(args, "conv.weight", 4), *cb = input(args, "conv.bias", 1),
-                   *gw = input(args, "group_norm.weight", 1), *gb = input(args, "group_norm.bias", 1);
+    const kb_input *x = input(args, "x", 4), *w = input(args, "conv.weight", 4), *cb = input(args, "conv.bias", 1);
     const kb_output *y = &args->outputs[0];
-    if (!x || !bias || !scale || !w || !cb || !gw || !gb || y->dtype != KB_F32 || y->ndim != 4 || !y->data)
+    if (!x || !w || !cb || y->dtype != KB_F32 || y->ndim != 4 || !y->data)
         return 1;
     const int64_t xdim[4] = {x->shape[0], x->shape[1], x->shape[2], x->shape[3]};
     const int64_t wdim[4] = {w->shape[0], w->shape[1], w->shape[2], w->shape[3]};
     const int64_t ydim[4] = {xdim[0], wdim[0], xdim[2] - wdim[2] + 1, xdim[3] - wdim[3] + 1};
-    if (wdim[0] != CHANNELS || wdim[1] != xdim[1] || cb->shape[0] != CHANNELS || gw->shape[0] != CHANNELS ||
-        gb->shape[0] != CHANNELS || ydim[2] < 1 || ydim[3] < 1)
+    if (wdim[1] != xdim[1] || cb->shape[0] != wdim[0] || ydim[2] < 1 || ydim[3] < 1)
         return 1;
-    for (int d = 0; d < 3; d++)
-        if (bias->shape[d] != (d == 0 ? CHANNELS : 1) || scale->shape[d] != (d == 0 ? CHANNELS : 1))
-            return 1;
     for (int d = 0; d < 4; d++)
         if (y->shape[d] != ydim[d])
             return 1;
-    const int64_t N = ydim[0], HW = ydim[2] * ydim[3], numel = N * CHANNELS * HW;
+    const int64_t HW = ydim[2] * ydim[3], numel = ydim[0] * ydim[1] * HW;
     const int vec = (HW % 4 == 0 && aligned16(y->data)) ? 4 : 1;
-    if (N * GROUPS > 65535 || (numel / vec + THREADS - 1) / THREADS > 0x7fffffff)
+    const int64_t blocks = (numel / vec + THREADS - 1) / THREADS;
+    if (blocks > 0x7fffffff)
         return 1;
     cudaStream_t st = args->stream;
     int rc = conv_forward((const float *)x->data, (const float *)w->data, (float *)y->data, xdim, wdim, ydim, st);
     if (rc != 0)
         return rc;
-    const size_t part_bytes = (size_t)(N * GROUPS * PARTS) * sizeof(double2);
-    void *scratch = NULL;
-    if (cudaMallocAsync(&scratch, part_bytes + (size_t)(N * CHANNELS * 2) * sizeof(float), st) != cudaSuccess)
-        return 2;
-    double2 *partial = (double2 *)scratch;
-    float *ab = (float *)((char *)scratch + part_bytes);
-    const float *yc = (const float *)y->data, *cbp = (const float *)cb->data, *bp = (const float *)bias->data,
-                *sp = (const float *)scale->data;
-    const dim3 sgrid(PARTS, (unsigned)(N * GROUPS));
     if (vec == 4)
-        gn_partials<4><<<sgrid, THREADS, 0, st>>>(yc, cbp, bp, sp, HW, partial);
+        bias_div_leaky<4><<<(unsigned)blocks, THREADS, 0, st>>>((float *)y->data, (const float *)cb->data, HW,
+                                                                   ydim[1], numel / 4);
     else
-        gn_partials<1><<<sgrid, THREADS, 0, st>>>(yc, cbp, bp, sp, HW, partial);
-    if (cudaGetLastError() != cudaSuccess)
-        rc = 2;
-    if (rc == 0) {
-        gn_params<<<(unsigned)((N * CHANNELS + THREADS - 1) / THREADS), THREADS, 0, st>>>(
-            partial, N, (double)CPG * (double)HW, (const float *)gw->data, (const float *)gb->data, ab);
-        if (cudaGetLastError() != cudaSuccess)
-            rc = 2;
-    }
-    if (rc == 0) {
-        const int64_t total = numel / vec, blocks = (total + THREADS - 1) / THREADS;
-        if (vec == 4)
-            gn_apply<4><<<(unsigned)blocks, THREADS, 0, st>>>((float *)y->data, cbp, bp, sp, ab, HW, total);
-        else
-            gn_apply<1><<<(unsigned)blocks, THREADS, 0, st>>>((float *)y->data, cbp, bp, sp, ab, HW, total);
-        if (cudaGetLastError() != cudaSuccess)
-            rc = 2;
-    }
-    if (cudaFreeAsync(scratch, st) != cudaSuccess)
-        rc = 2;
-    return rc;
+        bias_div_leaky<1><<<(unsigned)blocks, THREADS, 0, st>>>((float *)y->data, (const float *)cb->data, HW,
+                                                                   ydim[1], numel);
+    return cudaGetLastError() == cudaSuccess ? 0 : 2;
 }
