@@ -33,8 +33,8 @@
  *   TF32).
  *
  * Inputs by name (problems/level2/062_matmul_groupnorm_leakyrelu_sum.c KB_INPUTS): x, fc.weight,
- * fc.bias, gn.weight, gn.bias; output y (1024, 8192). Any (M, K) x (N, K) shape with N divisible
- * by 512 groups of 16 runs; nothing is kept across calls but the cuBLASLt handle, its 1 MiB
+ * fc.bias, gn.weight, gn.bias; output y (1024, 8192). Any (M, K) x (N, K) shape with N = 512
+ * groups of 16 runs; nothing is kept across calls but the cuBLASLt handle, its 1 MiB
  * workspace and the plan for the last shape.
  *
  * Build (the compile stage's command; it links cuBLAS, cuBLASLt and cuDNN with --as-needed, so
