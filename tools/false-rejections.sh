@@ -4,7 +4,7 @@
 #     tools/false-rejections.sh OUT.csv STRICT_TREE...
 # Each STRICT_TREE is an artifacts/strict directory; where several hold the same sample, the one
 # named LAST is used (name them oldest first). Honest samples: every demo-tuned sample (its
-# README: honest, the GEMMs in TF32) and the manifest rows of demo-naive and demo-kernelbench
+# README: honest, the Level-1 GEMMs in TF32, the Level-2 samples exact FP32) and the manifest rows of demo-naive and demo-kernelbench
 # whose mechanism is an honest one (honest, honest_exact_fp32_conv, port_tuned, port_tuned_tf32, cublas_cpp,
 # port_naive_exact_fp32_conv, torch_ops_around, default_stream_known_duration). A TF32 kernel
 # (demo-tuned's GEMMs, port_tuned_tf32) is judged by the TF32 condition's verdict (@verified_tf32,
@@ -38,7 +38,7 @@ done
 for f in submissions/demo-tuned/level*/*/s*.*; do
     [ -e "$f" ] || continue
     p=${f#submissions/demo-tuned/}; problem=${p%/*}; s=${p##*/}; s=${s%.*}
-    case $problem in *matmul*) mt=tf32 ;; *) mt=fp32 ;; esac
+    case $problem in level1/*matmul*) mt=tf32 ;; *) mt=fp32 ;; esac # its Level-2 GEMMs are cuBLASLt FP32
     add demo-tuned "$problem" "$s" "$mt"
 done
 echo "tree,model,problem,sample,math,verdict,reason" > "$out"
