@@ -189,11 +189,11 @@ def bind_parameters(mine, want, cls="ModelNew"):
 
     Each of the problem's names that the module also has with that shape is bound by name. Each
     parameter left is bound by shape, and where several left have one shape, by their order: the
-    k-th of the module's of that shape takes the k-th of the problem's. This is KernelBench's own
-    binding whenever the module creates them in the problem's order (its seeded RNG then gives
-    them the same values), so a file that renames and also reorders parameters of one shape is
-    bound as KernelBench binds it, and computes what it would compute there. Never a
-    re-initialisation.
+    k-th of the module's of that shape takes the k-th of the problem's. That is the pairing
+    KernelBench's seeded construction makes when a file keeps the problem's structure (parameters
+    created in the same order draw the same values), so a file that renames and also reorders
+    parameters of one shape gets the other one's values, as it would there, and its binding says
+    that order chose. Never a reshape or a re-initialisation.
 
     Returns (pairs, binding, error): pairs [(parameter, tensor)] in the descriptor's order;
     binding "name" when every parameter was bound by name, else the pairs that were not, as

@@ -204,7 +204,8 @@ class BindSameShapes(unittest.TestCase):
                                                   {"bias": "b", "scale": "s", "group_norm": "gn"}))
         self.assertEqual(msg, "")
         self.assertEqual(t.binding, "order(b<-bias,s<-scale,gn.weight<-group_norm.weight,gn.bias<-group_norm.bias)")
-        self.assertEqual((got["b"], got["s"], got["gn.weight"]), (want["bias"], want["scale"], want["group_norm.weight"]))
+        self.assertEqual((got["b"], got["s"], got["gn.weight"]),
+                         (want["bias"], want["scale"], want["group_norm.weight"]))
 
     def test_renamed_and_reordered(self):
         """Renamed AND registered scale first: nothing tells them apart but the order, so they are
