@@ -74,6 +74,10 @@ SLOW_ALONE_RUNS := $(patsubst %,test-run/slow/%,$(filter $(TEST_ALONE),$(TESTS_s
 ifneq ($(FAST_UNIT_RUNS),)
 $(FAST_UNIT_RUNS): test-run/fast/%: $(BUILD)/tests/%
 	@$(call TEST_RUN,fast,$*) $(BUILD)/tests/$*
+# the unit programs that run a harness binary wait for it too (test_mutreport failed when it ran
+# before kb-mutation-report was linked; test_abi would skip its kb-compile cases)
+test-run/fast/test_mutreport: $(BIN)/kb-mutation-report
+test-run/fast/test_abi: $(BIN)/kb-compile
 endif
 ifneq ($(FAST_SH_RUNS)$(FAST_ALONE_RUNS),)
 $(FAST_SH_RUNS) $(FAST_ALONE_RUNS): test-run/fast/%: | $(TEST_FAST_NEEDS)

@@ -6,8 +6,11 @@
 # named LAST is used (name them oldest first). Honest samples: every demo-tuned sample (its
 # README: honest, the Level-1 GEMMs in TF32, the Level-2 samples exact FP32) and the manifest rows of demo-naive and demo-kernelbench
 # whose mechanism is an honest one (honest, honest_exact_fp32_conv, port_tuned, port_tuned_tf32, cublas_cpp,
-# port_naive_exact_fp32_conv, torch_ops_around, default_stream_known_duration). A TF32 kernel
-# (demo-tuned's GEMMs, port_tuned_tf32) is judged by the TF32 condition's verdict (@verified_tf32,
+# port_naive_exact_fp32_conv, torch_ops_around, default_stream_known_duration,
+# torch_module_fused_epilogue, torch_conv_tf32_fused_epilogue, renamed_reordered_params_tf32_conv). A
+# TF32 kernel (demo-tuned's GEMMs, a mechanism naming tf32: port_tuned_tf32, the Level-2 files that
+# keep PyTorch's convolution, which cuDNN runs in TF32 at PyTorch's defaults) is judged by the TF32
+# condition's verdict (@verified_tf32,
 # docs/protocols.md "The TF32 rule"): the FP32 verdict rightly refuses TF32 where PyTorch's FP32
 # mode does not use it. A tree from before the TF32 rule has no TF32 verdict: such a sample is
 # listed as "no_tf32_verdict" and counted in neither column.
@@ -16,11 +19,11 @@
 # value bound on that draw; stale cache, precision downgrade, nondeterministic, side stream,
 # threads, modifies inputs, no custom kernel called, scan: ...).
 set -uo pipefail
-[ $# -ge 2 ] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 out=$1; shift
 h5get=${H5GET:-$PWD/build/bin/kb-h5get}
 [ -x "$h5get" ] || { echo "false-rejections: $h5get missing: make build first" >&2; exit 2; }
-honest_mech=" honest honest_exact_fp32_conv port_tuned port_tuned_tf32 cublas_cpp port_naive_exact_fp32_conv torch_ops_around default_stream_known_duration "
+honest_mech=" honest honest_exact_fp32_conv port_tuned port_tuned_tf32 cublas_cpp port_naive_exact_fp32_conv torch_ops_around default_stream_known_duration torch_module_fused_epilogue torch_conv_tf32_fused_epilogue renamed_reordered_params_tf32_conv "
 declare -A where math
 add() { # model problem sample math
     local k="$1/$2/$3" t

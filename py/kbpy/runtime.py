@@ -9,8 +9,9 @@ kbpy/runner.py calls these in order (gpu/kb_runner.h has the C side):
   Target.load()     inside the sandbox: the file's module is executed (its top level
                     included); load_inline returns the extension the compile stage built (never
                     builds); ModelNew(*get_init_inputs()) is constructed and its parameters are
-                    bound to the harness's (by name, else by order and shape; a mismatch is a
-                    named failure)
+                    bound to the harness's (by name where the names agree, the rest by shape
+                    and order; a mismatch is a named failure; how they were bound is said in
+                    the first call's note)
   Target.forward()  the timed call: model(*inputs), nothing else
   Target.collect()  untimed: the returned tensors copied into the harness's output buffers
   Target.note()     what the last call did: extension calls, the PyTorch ops it dispatched (first
@@ -176,6 +177,69 @@ def preimport():
     import torch.utils._python_dispatch  # noqa: F401
 
 
+def _shape(t):
+    return list(t.shape)
+
+
+def bind_parameters(mine, want, cls="ModelNew"):
+    """Which of the module's parameters takes which of the harness's. mine: [(name, parameter)], the
+    module's named_parameters() (its own parameters first, then its submodules', each in
+    registration order); want: [(name, tensor)], the problem's parameters in its descriptor's
+    order (KB_INPUTS, the spec's named_parameters()).
+
+    Each of the problem's names that the module also has with that shape is bound by name. Each
+    parameter left is bound by shape, and where several left have one shape, by their order: the
+    k-th of the module's of that shape takes the k-th of the problem's. That is the pairing
+    KernelBench's seeded construction makes when a file keeps the problem's structure (parameters
+    created in the same order draw the same values), so a file that renames and also reorders
+    parameters of one shape gets the other one's values, as it would there, and its binding says
+    that order chose. Never a reshape or a re-initialisation.
+
+    Returns (pairs, binding, error): pairs [(parameter, tensor)] in the descriptor's order;
+    binding "name" when every parameter was bound by name, else the pairs that were not, as
+    "shape(a<-x,...)" (the only one of its shape left) and "order(b<-y,...)" (chosen by order
+    among several of one shape), module's name <- problem's; error "" or "param_mismatch: ..."
+    saying which parameter cannot take which."""
+    mine_d = dict(mine)
+    same = {n for n, t in want if n in mine_d and _shape(mine_d[n]) == _shape(t)}
+    rest_mine = [(n, p) for n, p in mine if n not in same]
+    rest_want = [(n, t) for n, t in want if n not in same]
+
+    def mismatch(why):
+        # a name both have with another shape says the most: said first
+        renamed = ["%s.%s is %s, the problem's %s is %s" % (cls, n, _shape(mine_d[n]), n, _shape(t))
+                   for n, t in want if n in mine_d and n not in same]
+        return ("param_mismatch: %s; %s has [%s], the problem [%s]; the harness binds the problem's parameters by "
+                "name, the rest by shape and order, and never re-initialises" % (
+                    "; ".join(renamed + [why]), cls, ", ".join("%s%s" % (n, _shape(p)) for n, p in mine),
+                    ", ".join("%s%s" % (n, _shape(t)) for n, t in want)))[:480]
+
+    if len(rest_mine) != len(rest_want):
+        return [], "", mismatch("%s has %d parameters, the problem %d (not bound by name: %s's [%s], the problem's "
+                                "[%s])" % (cls, len(mine), len(want), cls, ", ".join(n for n, _ in rest_mine),
+                                           ", ".join(n for n, _ in rest_want)))
+    free = list(rest_mine)
+    taken = {}
+    for m, t in rest_want:
+        k = next((i for i, (_, p) in enumerate(free) if _shape(p) == _shape(t)), None)
+        if k is None:
+            return [], "", mismatch("the problem's %s %s has no parameter of that shape in %s (left: [%s])" % (
+                m, _shape(t), cls, ", ".join("%s%s" % (n, _shape(p)) for n, p in free)))
+        taken[m] = free.pop(k)
+    named = [(n, mine_d[n]) if n in same else taken[n] for n, _ in want]
+    for (n, p), (m, t) in zip(named, want):
+        if p.dtype != t.dtype:
+            return [], "", mismatch("%s.%s is %s, the problem's %s is %s" % (cls, n, p.dtype, m, t.dtype))
+    pairs = [(p, t) for (_, p), (_, t) in zip(named, want)]
+    if not rest_want:
+        return pairs, "name", ""
+    shapes = [tuple(_shape(t)) for _, t in rest_want]
+    how = {"shape": [], "order": []}
+    for m, t in rest_want:
+        how["shape" if shapes.count(tuple(_shape(t))) == 1 else "order"].append("%s<-%s" % (taken[m][0], m))
+    return pairs, ",".join("%s(%s)" % (k, ",".join(v)) for k, v in how.items() if v), ""
+
+
 class Target:
     def __init__(self, submission, spec, cls, problem_id, float64=False):
         self.submission = submission  # DIR/kernel.py (the compile stage's snapshot) or the spec
@@ -190,6 +254,7 @@ class Target:
         self.model = None
         self.in_call = False
         self.ext_before = 0
+        self.binding = None  # how its parameters were bound (bind_parameters), said in the first call's note
         self.float64 = float64  # the witness stage's fp64 reference: model and inputs in float64
 
     # ---- before the sandbox ---------------------------------------------------------------------
@@ -343,33 +408,18 @@ class Target:
         self._refresh_scalars()
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
-        trace("loaded: %s built and bound" % self.cls_name)
+        trace("loaded: %s built and bound (binding=%s)" % (self.cls_name, self.binding))
         return 0, ""
 
     def _bind(self, model):
-        """The harness's parameters become the module's (no copy): by name when the module keeps
-        the reference's names, else by order and shape. Returns "" or the mismatch."""
-        mine = list(model.named_parameters())
-        want = self.params
-        if not want and not mine:
-            return ""
-        by_name = dict(mine)
-        if want and all(n in by_name and tuple(by_name[n].shape) == tuple(t.shape) for n, t in want) \
-                and len(mine) == len(want):
-            pairs = [(by_name[n], t) for n, t in want]
-            self.binding = "by name"
-        elif len(mine) == len(want) and all(tuple(p.shape) == tuple(t.shape) for (_, p), (_, t) in zip(mine, want)):
-            pairs = [(p, t) for (_, p), (_, t) in zip(mine, want)]
-            self.binding = "by order"
-        else:
-            return ("param_mismatch: %s has parameters [%s], the problem [%s]; the harness binds its own by name "
-                    "or by order and shape, never re-initialises" % (
-                        self.cls_name, ", ".join("%s%s" % (n, list(p.shape)) for n, p in mine),
-                        ", ".join("%s%s" % (n, list(t.shape)) for n, t in want)))[:480]
+        """The harness's parameters become the module's (no copy): bind_parameters. Returns "" or
+        the mismatch."""
+        pairs, how, err = bind_parameters(list(model.named_parameters()), self.params, self.cls_name)
+        if err:
+            return err
         self.bound = pairs
+        self.binding = how
         for p, t in pairs:
-            if p.dtype != t.dtype:
-                return "param_mismatch: parameter of dtype %s, the problem's is %s" % (p.dtype, t.dtype)
             p.data = t
             p.requires_grad_(False)
         return ""
@@ -453,6 +503,8 @@ class Target:
         if self.ops is not None and not getattr(self, "_ops_said", False):
             self._ops_said = True
             libs = {lib: sum(c for o, c in self.ops.items() if o in names) for lib, names in LIBRARY_OPS.items()}
+            if self.binding:
+                s += " binding=" + self.binding[:200]
             s += " " + " ".join("%s=%d" % kv for kv in libs.items())
             s += " ops=" + ",".join("%s:%d" % kv for kv in sorted(self.ops.items()))
         return s

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# tests/cpu/compile_all.sh -- every submission compiles as expected (the real nvcc, 150-odd runs:
-# the slow tier; that every problem object loads and validates is tests/cpu/problems_load.sh's).
-# Run from the repository root with BUILD set (make test-slow does both); needs
-# $BUILD/bin/kb-compile and nvcc, no GPU.
+# tests/cpu/compile_all.sh -- every submission compiles as expected (the real nvcc, 150-odd runs,
+# and the real builds of every KernelBench-format .py sample: the slow tier; that every problem
+# object loads and validates is tests/cpu/problems_load.sh's). Run from the repository root with
+# BUILD set (make test-slow does both); needs $BUILD/bin/kb-compile and nvcc, no GPU; the .py
+# samples need a python with torch ($KB_PYTHON, which make sets from PYTHON).
 #
-# kb-compile runs on every submissions/<model>/levelN/<problem>/<sample>.cu into a temporary
-# directory (in parallel, one job per CPU). For demo-* models the outcome must be "ok", unless
+# kb-compile runs on every submissions/<model>/levelN/<problem>/<sample>.cu and .py into a
+# temporary directory (in parallel, one job per CPU; a .py through kbpy.build, with the light
+# headers, docs/py-build.md). For demo-* models the outcome must be "ok", unless
 # submissions/<model>/manifest.csv lists the sample with another expected outcome: a CSV whose
 # header names the columns problem, sample and expected_compile (in any order, among others; an
 # empty value means ok; a manifest without expected_compile expects ok everywhere). Other models'
 # outcomes are reported, not judged (an LLM's sample may legitimately fail to compile). A table of
 # every sample is printed. The outcomes are read by tests/cpu/check_problems.c (built here).
+#   COMPILE_ONLY=REGEX   only the samples whose path (submissions/...) matches (grep -E)
+#   KB_PY_CACHE=DIR      the .py builds' shared cache (default: a fresh one in the temporary
+#                        directory, so every .py is really built; build/kbpy-cache reuses make's)
 set -uo pipefail
 
 BUILD=${BUILD:-build}
@@ -35,9 +40,19 @@ if ! make -s --no-print-directory BUILD="$BUILD" "$BUILD/tests/check_problems" >
     exit 1
 fi
 echo "== submissions"
-mapfile -t subs < <(find submissions -path 'submissions/*/level*/*/*.cu' -type f | LC_ALL=C sort)
+mapfile -t subs < <(find submissions \( -path 'submissions/*/level*/*/*.cu' -o -path 'submissions/*/level*/*/*.py' \) \
+    -type f | LC_ALL=C sort | grep -E -- "${COMPILE_ONLY:-.}")
 if [ "${#subs[@]}" -eq 0 ]; then
-    echo "FAIL: no submissions found under submissions/"
+    echo "FAIL: no submissions found under submissions/${COMPILE_ONLY:+ matching $COMPILE_ONLY}"
+    exit 1
+fi
+PY_CACHE=${KB_PY_CACHE:-$tmp/kbpy-cache}
+mkdir -p "$PY_CACHE"
+chmod 755 "$tmp" "$PY_CACHE" # as root the builder's compilers run as uid 65534 and must reach the cache
+PY_CACHE=$(cd "$PY_CACHE" && pwd)
+n_py=$(printf '%s\n' "${subs[@]}" | grep -c '\.py$' || true)
+if [ "$n_py" -gt 0 ] && ! "${KB_PYTHON:-python3}" -c 'import torch' >/dev/null 2>&1; then
+    echo "FAIL: $n_py .py samples and no torch in ${KB_PYTHON:-python3} (set KB_PYTHON or PYTHON to a python with torch)"
     exit 1
 fi
 
@@ -75,16 +90,22 @@ expected_for() {
 # compile in parallel: one job per sample
 compile_one() {
     local src=$1 cell=${1#submissions/}
-    cell=${cell%.cu}
+    cell=${cell%.*}
     local model=${cell%%/*} rest=${cell#*/}
     local problem=${rest%/*} sample=${rest##*/}
     mkdir -p "$tmp/sub/$cell"
-    "$KB_COMPILE" --include include --src "$src" --out-so "$tmp/sub/$cell/kernel.so" --out "$tmp/sub/$cell/compile.h5" \
-        --model "$model" --problem "$problem" --sample "$sample" >"$tmp/sub/$cell/stdout" 2>&1
+    if [ "${src##*.}" = py ]; then
+        "$KB_COMPILE" --py-cache "$PY_CACHE" --py-dir py --src "$src" --out-so "$tmp/sub/$cell/kernel.py" \
+            --out "$tmp/sub/$cell/compile.h5" --model "$model" --problem "$problem" --sample "$sample" \
+            >"$tmp/sub/$cell/stdout" 2>&1
+    else
+        "$KB_COMPILE" --include include --src "$src" --out-so "$tmp/sub/$cell/kernel.so" --out "$tmp/sub/$cell/compile.h5" \
+            --model "$model" --problem "$problem" --sample "$sample" >"$tmp/sub/$cell/stdout" 2>&1
+    fi
     echo $? >"$tmp/sub/$cell/rc"
 }
 export -f compile_one
-export KB_COMPILE tmp
+export KB_COMPILE tmp PY_CACHE
 t0=$(date +%s)
 printf '%s\0' "${subs[@]}" | xargs -0 -n 1 -P "$(nproc)" bash -c 'compile_one "$0"'
 t1=$(date +%s)
@@ -94,7 +115,7 @@ n_ok=0
 n_bad=0
 for src in "${subs[@]}"; do
     cell=${src#submissions/}
-    cell=${cell%.cu}
+    cell=${cell%.*}
     model=${cell%%/*}
     rest=${cell#*/}
     problem=${rest%/*}

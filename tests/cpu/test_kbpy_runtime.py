@@ -1,7 +1,8 @@
 """CPU tests of py/kbpy/runtime.py: what a KernelBench-format file meets in the runner, without a
 GPU: the prebuilt-extension loader (a call the compile stage never saw is refused, a failed
-build raises as torch would so a file can fall back), parameter binding (by name, by order and
-shape, a mismatch named, never a re-initialisation), and the checks on returned values."""
+build raises as torch would so a file can fall back), parameter binding (by name where the names
+agree, the rest by order and shape, parameters of one shape included; a mismatch named, never a
+re-initialisation), and the checks on returned values."""
 import os
 import sys
 import types
@@ -116,7 +117,7 @@ class Bind(unittest.TestCase):
         h = self.harness()
         t, m = target(h), Net()
         self.assertEqual(t._bind(m), "")
-        self.assertEqual(t.binding, "by name")
+        self.assertEqual(t.binding, "name")
         self.assertEqual(m.conv2d.weight.data_ptr(), h[0][1].data_ptr())  # no copy
         h[0][1].fill_(9.0)  # new values at the same address reach the module
         self.assertEqual(float(m.conv2d.weight[0, 0, 0, 0]), 9.0)
@@ -125,7 +126,7 @@ class Bind(unittest.TestCase):
         h = self.harness()
         t, m = target(h), Renamed()
         self.assertEqual(t._bind(m), "")
-        self.assertEqual(t.binding, "by order")
+        self.assertEqual(t.binding, "shape(w<-conv2d.weight,b<-conv2d.bias)")
         self.assertEqual(m.b.data_ptr(), h[1][1].data_ptr())
 
     def test_mismatch_is_named(self):
@@ -136,6 +137,137 @@ class Bind(unittest.TestCase):
 
     def test_no_parameters_anywhere(self):
         self.assertEqual(target([])._bind(nn.ReLU()), "")
+
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+L2_021 = os.path.join(ROOT, "problems", "level2", "021_conv2d_add_scale_sigmoid_groupnorm.py")
+
+
+class BindSameShapes(unittest.TestCase):
+    """L2/21 (conv, bias and scale both (32, 1, 1), GroupNorm): five parameters, two pairs of one
+    shape, so order and shape alone cannot tell bias from scale. The harness's list is the spec's
+    named_parameters() (tests/cpu/spec_match.sh pins it to the C descriptor: names, order, shapes),
+    each tensor filled with its own index so every pairing can be read back."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.spec = runtime.exec_file(L2_021, "kb_spec_021")
+        cls.init = cls.spec.get_init_inputs()
+
+    def harness(self):
+        with torch.device("meta"):
+            m = self.spec.Model(*self.init)
+        return [(n, torch.full(tuple(p.shape), float(i))) for i, (n, p) in enumerate(m.named_parameters())]
+
+    def bind(self, model):
+        h = self.harness()
+        t = target(h)
+        msg = t._bind(model)
+        got = {n: int(p.flatten()[0]) for n, p in model.named_parameters()} if not msg else {}
+        return t, msg, got, {n: i for i, (n, _) in enumerate(h)}
+
+    def module(self, order, rename=None):
+        """A ModelNew with the spec's parameters registered in `order` (spec names), renamed by `rename`."""
+        rename = rename or {}
+        in_c, out_c, k, groups, bias_shape, scale_shape = self.init
+        make = {"conv": lambda: nn.Conv2d(in_c, out_c, k), "bias": lambda: nn.Parameter(torch.randn(bias_shape)),
+                "scale": lambda: nn.Parameter(torch.randn(scale_shape)),
+                "group_norm": lambda: nn.GroupNorm(groups, out_c)}
+        m = nn.Module()
+        for n in order:
+            setattr(m, rename.get(n, n), make[n]())
+        return m
+
+    def test_model_unchanged(self):
+        class ModelNew(self.spec.Model):
+            pass
+        t, msg, got, want = self.bind(ModelNew(*self.init))
+        self.assertEqual((msg, t.binding), ("", "name"))
+        self.assertEqual(got, want)
+
+    def test_reordered_same_names(self):
+        t, msg, got, want = self.bind(self.module(["group_norm", "scale", "bias", "conv"]))
+        self.assertEqual((msg, t.binding), ("", "name"))
+        self.assertEqual(got, want)
+
+    def test_renamed_module_reordered_parameters(self):
+        """conv renamed, scale registered before bias: bias and scale by name, the conv by shape.
+        (Bound by order alone, scale would take the problem's bias.)"""
+        t, msg, got, want = self.bind(self.module(["conv", "scale", "bias", "group_norm"], {"conv": "conv2d"}))
+        self.assertEqual(msg, "")
+        self.assertEqual(t.binding, "shape(conv2d.weight<-conv.weight,conv2d.bias<-conv.bias)")
+        self.assertEqual((got["bias"], got["scale"]), (want["bias"], want["scale"]))
+        self.assertEqual((got["conv2d.weight"], got["conv2d.bias"]), (want["conv.weight"], want["conv.bias"]))
+
+    def test_renamed_same_order(self):
+        t, msg, got, want = self.bind(self.module(["conv", "bias", "scale", "group_norm"],
+                                                  {"bias": "b", "scale": "s", "group_norm": "gn"}))
+        self.assertEqual(msg, "")
+        self.assertEqual(t.binding, "order(b<-bias,s<-scale,gn.weight<-group_norm.weight,gn.bias<-group_norm.bias)")
+        self.assertEqual((got["b"], got["s"], got["gn.weight"]),
+                         (want["bias"], want["scale"], want["group_norm.weight"]))
+
+    def test_renamed_and_reordered(self):
+        """Renamed AND registered scale first: nothing tells them apart but the order, so they are
+        bound as KernelBench's seeded construction binds them (its first (32, 1, 1) parameter gets
+        the values the problem's bias gets), and the binding says so."""
+        t, msg, got, want = self.bind(self.module(["conv", "scale", "bias", "group_norm"],
+                                                  {"bias": "b", "scale": "s"}))
+        self.assertEqual(msg, "")
+        self.assertEqual(t.binding, "order(s<-bias,b<-scale)")
+        self.assertEqual((got["s"], got["b"]), (want["bias"], want["scale"]))
+
+    def test_flat_bias_is_named(self):
+        """bias and scale as (32,) (the same values under KernelBench's seeding): not bound, and
+        the message names the parameter and both shapes."""
+        m = self.module(["conv", "bias", "scale", "group_norm"])
+        m.bias = nn.Parameter(torch.randn(32))
+        m.scale = nn.Parameter(torch.randn(32))
+        t, msg, _, _ = self.bind(m)
+        self.assertTrue(msg.startswith("param_mismatch: ModelNew.bias is [32], the problem's bias is [32, 1, 1]; "
+                                       "ModelNew.scale is [32], the problem's scale is [32, 1, 1]"), msg)
+
+    def test_extra_parameter_is_named(self):
+        m = self.module(["conv", "bias", "scale", "group_norm"])
+        m.fused = nn.Parameter(torch.zeros(32))
+        t, msg, _, _ = self.bind(m)
+        self.assertIn("ModelNew has 7 parameters, the problem 6 (not bound by name: ModelNew's [fused], the "
+                      "problem's [])", msg)
+
+    def test_note_says_binding(self):
+        t, msg, _, _ = self.bind(self.module(["conv", "bias", "scale", "group_norm"], {"conv": "c"}))
+        t.ops, t.ext_calls, t.ext_before = {"convolution": 1}, [1], 0
+        self.assertTrue(t.note().startswith("ext_calls=1 binding=shape(c.weight<-conv.weight,c.bias<-conv.bias) "
+                                            "cublas=0 cudnn=1"), t.note())
+
+
+class BindOwnLinear(unittest.TestCase):
+    """L2/33 (gemm = nn.Linear, scale, bn = nn.BatchNorm1d; scale, gemm.bias, bn.weight and bn.bias
+    all (8192,)): the spec's named_parameters() put its own scale before the submodules', so a
+    ModelNew that writes the Linear as its own weight and bias registers them in another order. On
+    the meta device: the pairs are read from bind_parameters itself."""
+
+    def test_flattened_linear(self):
+        spec = runtime.exec_file(os.path.join(ROOT, "problems", "level2", "033_gemm_scale_batchnorm.py"), "kb_spec_033")
+        in_f, out_f, scale_shape = spec.get_init_inputs()
+
+        class ModelNew(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.weight = nn.Parameter(torch.empty(out_f, in_f))
+                self.bias = nn.Parameter(torch.empty(out_f))
+                self.scale = nn.Parameter(torch.randn(scale_shape))
+                self.bn = nn.BatchNorm1d(out_f)
+
+        with torch.device("meta"):
+            want = list(spec.Model(in_f, out_f, scale_shape).named_parameters())
+            m = ModelNew()
+        self.assertEqual([n for n, _ in want], ["scale", "gemm.weight", "gemm.bias", "bn.weight", "bn.bias"])
+        pairs, how, err = runtime.bind_parameters(list(m.named_parameters()), want)
+        self.assertEqual((err, how), ("", "shape(weight<-gemm.weight,bias<-gemm.bias)"))
+        got = {id(p): n for n, p in m.named_parameters()}
+        self.assertEqual([got[id(p)] for p, _ in pairs], ["scale", "weight", "bias", "bn.weight", "bn.bias"])
+        self.assertEqual([t for _, t in pairs], [t for _, t in want])
 
 
 class Scalars(unittest.TestCase):
