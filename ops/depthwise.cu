@@ -11,7 +11,7 @@
  *   - one thread per output element, 1024 threads per block, ceil(n / 1024) blocks, a
  *     grid-stride loop (CUDA_KERNEL_LOOP_TYPE: a 64-bit running index, the loop variable of
  *     index_t). The block size is what PyTorch 2.11's launches show on the H200 (CUPTI trace,
- *     docs/measurements.md, results/2026-12-02-fidelity: L1/82 grid 260100 x 1024 threads, L1/83
+ *     docs/measurements.md, results/2026-12-04-fidelity/kernel-times-083-093.txt: L1/82 grid 260100 x 1024 threads, L1/83
  *     130560 x 1024), not ATen's CUDA_NUM_THREADS = 128 that this file used before
  *     (with 128 the same kernels ran 9-12% faster than eager's: 2371 vs 2620 us for L1/82,
  *     1311 vs 1485 us for L1/83). Registers as PyTorch's build: 32 for every float/int
