@@ -66,7 +66,7 @@
 #include <kb/submission.h>
 
 #define NK_MAX_DIMS KB_MAX_DIMS
-#define NK_MAX_TEMPS 64 /* live temporaries of one chain; the longest Level-2 chain keeps 6 */
+#define NK_MAX_TEMPS 64 /* live temporaries of one chain: a Level-2 chain keeps a handful */
 
 /* kb_forward's return values, and the scope's status */
 enum { NK_OK = 0, NK_BAD_ARGS = 1, NK_CUDA_FAILED = 2 };
