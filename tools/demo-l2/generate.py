@@ -227,7 +227,7 @@ def read_problem(path):
     fl = re.search(r'\.flags\s*=\s*([^,)]*)', desc)
     flags = set(re.findall(r'KB_PROB_\w+', fl.group(1))) if fl else set()
     title = re.search(r'\.title\s*=\s*"([^"]*)"', desc).group(1)
-    return {'stem': stem, 'para': para, 'consts': consts, 'chain': chain, 'inputs': tensors(desc, 'KB_INPUTS'),
+    return {'stem': stem, 'para': para, 'consts': consts, 'env': env, 'chain': chain, 'inputs': tensors(desc, 'KB_INPUTS'),
             'outputs': tensors(desc, 'KB_OUTPUTS'), 'flops': flops, 'flags': flags, 'title': title}
 
 
@@ -293,9 +293,16 @@ def sample(p, kit):
         mant, exp = ('%.2e' % p['flops']).split('e')
         napkin = 'Napkin math: the problem counts %se%d FLOP' % (mant, int(exp))
         if rate:
-            napkin += (' (nearly all of it in its %s); at %s that is ~%.0f ms, plus ~0.5 ms per GiB of '
+            # the conv tile is 64 output channels wide: a layer with fewer leaves the rest idle
+            cout = p['env'].get('COUT') if has_conv else None
+            tile_use = cout / (-(-cout // 64) * 64) if cout else 1.0
+            napkin += (' (nearly all of it in its %s); at %s%s that is ~%.0f ms%s, plus ~0.5 ms per GiB of '
                        'intermediate read and written by each elementwise op'
-                       % ('convolution' if has_conv else 'GEMMs', what, p['flops'] / rate * 1e3))
+                       % ('convolution' if has_conv else 'GEMMs', what,
+                          ' on the %.0f%% of the 64-channel tile its %d output channels use' % (100 * tile_use, cout)
+                          if tile_use < 1 else '', p['flops'] / rate / tile_use * 1e3,
+                          ' at least (a layer with few input channel x tap pairs per output also pads the '
+                          'reduction\'s slices of 16)' if has_conv else ''))
         napkin += '. Not yet run on a GPU: these are estimates, not measurements.'
         h += [' *', wrap(napkin)]
     if 'KB_PROB_EXCLUDED' in p['flags']:

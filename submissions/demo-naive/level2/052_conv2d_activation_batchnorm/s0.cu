@@ -26,9 +26,10 @@
  * nk_batch_norm_train.
  *
  * Napkin math: the problem counts 1.51e11 FLOP (nearly all of it in its convolution); at the
- * implicit-GEMM convolution's ~5 TFLOP/s that is ~30 ms, plus ~0.5 ms per GiB of intermediate
- * read and written by each elementwise op. Not yet run on a GPU: these are estimates, not
- * measurements.
+ * implicit-GEMM convolution's ~5 TFLOP/s that is ~30 ms at least (a layer with few input
+ * channel x tap pairs per output also pads the reduction's slices of 16), plus ~0.5 ms per GiB
+ * of intermediate read and written by each elementwise op. Not yet run on a GPU: these are
+ * estimates, not measurements.
  *
  * Build (the compile stage's command, hidden visibility so only kb_forward is exported):
  *   nvcc -std=c++17 -O3 -gencode arch=compute_90,code=[sm_90,compute_90] -shared -cudart shared \

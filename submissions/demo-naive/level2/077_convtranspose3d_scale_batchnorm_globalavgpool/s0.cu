@@ -28,9 +28,10 @@
  * sum_impl; norm.cuh: norm, norm_ncs, nk_batch_norm_train; pool.cuh: nk_adaptive_avg_pool_nd.
  *
  * Napkin math: the problem counts 5.37e11 FLOP (nearly all of it in its convolution); at the
- * implicit-GEMM convolution's ~5 TFLOP/s that is ~107 ms, plus ~0.5 ms per GiB of intermediate
- * read and written by each elementwise op. Not yet run on a GPU: these are estimates, not
- * measurements.
+ * implicit-GEMM convolution's ~5 TFLOP/s that is ~107 ms at least (a layer with few input
+ * channel x tap pairs per output also pads the reduction's slices of 16), plus ~0.5 ms per GiB
+ * of intermediate read and written by each elementwise op. Not yet run on a GPU: these are
+ * estimates, not measurements.
  *
  * The problem is flagged nondeterministic: its reference may differ from call to call (eager
  * PyTorch's kernels there may use atomics). This sample uses none: it is deterministic.

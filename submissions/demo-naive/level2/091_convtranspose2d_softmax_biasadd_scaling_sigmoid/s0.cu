@@ -28,9 +28,10 @@
  * nk_conv_transpose; reduce.cuh: group_reduce; softmax.cuh: nk_softmax.
  *
  * Napkin math: the problem counts 1.39e11 FLOP (nearly all of it in its convolution); at the
- * implicit-GEMM convolution's ~5 TFLOP/s that is ~28 ms, plus ~0.5 ms per GiB of intermediate
- * read and written by each elementwise op. Not yet run on a GPU: these are estimates, not
- * measurements.
+ * implicit-GEMM convolution's ~5 TFLOP/s that is ~28 ms at least (a layer with few input
+ * channel x tap pairs per output also pads the reduction's slices of 16), plus ~0.5 ms per GiB
+ * of intermediate read and written by each elementwise op. Not yet run on a GPU: these are
+ * estimates, not measurements.
  *
  * The problem is flagged nondeterministic: its reference may differ from call to call (eager
  * PyTorch's kernels there may use atomics). This sample uses none: it is deterministic.
