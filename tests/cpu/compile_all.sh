@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cpu/compile_all.sh -- every submission compiles as expected (the real nvcc, 150-odd runs,
+# tests/cpu/compile_all.sh -- every submission compiles as expected (the real nvcc, 250-odd runs,
 # and the real builds of every KernelBench-format .py sample: the slow tier; that every problem
 # object loads and validates is tests/cpu/problems_load.sh's). Run from the repository root with
 # BUILD set (make test-slow does both); needs $BUILD/bin/kb-compile and nvcc, no GPU; the .py
