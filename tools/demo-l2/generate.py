@@ -6,7 +6,10 @@ sections it uses (tools/demo-l2/kit/*.cuh), with the problem's tensors checked i
 
 Usage (from the repository root): python3 tools/demo-l2/generate.py [--out DIR] [NNN ...]
 DIR defaults to the repository root; the samples land at DIR/submissions/demo-naive/level2/.
-NNN: only those problems (three digits); default every Level-2 problem. Exit status 1 with a
+Writing into the repository, it also appends to submissions/demo-naive/manifest.csv a row for a
+sample that has none (honest, pass expected everywhere; rows there are never changed), so a new
+problem needs its two files and this command. NNN: only those problems (three digits); default
+every Level-2 problem. Exit status 1 with a
 message naming the problem and the reason when a chain calls something the kit does not have."""
 import argparse
 import ast
@@ -353,6 +356,25 @@ def sample(p, kit):
     return '\n\n'.join(out) + '\n'
 
 
+def read_stem(path):
+    return os.path.basename(path)[:-2]
+
+
+def add_manifest_rows(stems):
+    """Appends to the model's manifest.csv a row for each sample that has none (an honest sample,
+    pass expected everywhere, as a new problem's starts); rows already there are never changed.
+    Returns how many were added."""
+    path = os.path.join(ROOT, 'submissions', MODEL, 'manifest.csv')
+    with open(path, encoding='utf-8', newline='') as f:
+        text = f.read()
+    have = {line.split(',')[0] + ',' + line.split(',')[1] for line in text.splitlines()[1:] if line.count(',') >= 1}
+    new = ['level2/%s,s0,honest,pass,pass,pass,,,' % st for st in stems if 'level2/%s,s0' % st not in have]
+    if new:
+        with open(path, 'a', encoding='utf-8', newline='') as f:
+            f.write(('' if text.endswith('\n') else '\n') + '\n'.join(new) + '\n')
+    return len(new)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--out', default=ROOT, help='directory the sample paths are relative to (default: the repository)')
@@ -379,8 +401,10 @@ def main():
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         with open(dest, 'w', encoding='utf-8', newline='') as f:
             f.write(text)
-    print('tools/demo-l2/generate.py: %d samples written under %s%s'
-          % (len(paths) - bad, a.out, ', %d problems failed' % bad if bad else ''))
+    rows = add_manifest_rows([read_stem(q) for q in paths]) if os.path.abspath(a.out) == os.path.abspath(ROOT) else 0
+    print('tools/demo-l2/generate.py: %d samples written under %s%s%s'
+          % (len(paths) - bad, a.out, ', %d problems failed' % bad if bad else '',
+             ', %d manifest rows added' % rows if rows else ''))
     sys.exit(1 if bad else 0)
 
 
