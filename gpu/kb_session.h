@@ -95,7 +95,6 @@ int kb_session_reference(kb_session *s, int magnitude, int *nonfinite, kb_err *e
  * rs->active = 0 and nothing is done. -1 only on a harness error (or a replay that fails). */
 typedef struct kb_replay_stats {
     int active;       /* the problem has live dropout and the call's mask was replayed */
-    int64_t total;    /* the mask's elements */
     int64_t n, kept;  /* those whose row could be read (not KB_MASK_UNREAD), and the kept ones */
     double p;         /* the dropout probability */
     double z;         /* (kept - n (1 - p)) / sqrt(n p (1 - p)): the keep count's deviation in sigmas */

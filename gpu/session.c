@@ -753,7 +753,6 @@ int kb_session_replay(kb_session *s, kb_replay_stats *rs, kb_err *err)
         }
     }
     rs->active = 1;
-    rs->total = n;
     rs->n = read;
     rs->kept = kept;
     rs->p = p;

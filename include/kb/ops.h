@@ -83,9 +83,10 @@ size_t kb_ctx_peak_bytes(const kb_ctx *ctx); /* high-water mark since the last r
 void kb_ctx_reset_peak(kb_ctx *ctx);
 
 /* Live dropout's replay (docs/protocols.md, "Live dropout"): while a mask is set, kb_dropout keeps
- * exactly the elements whose mask byte is 1 (times 1 / (1 - p), as eager scales them) instead of
- * drawing a mask, so the reference computed next uses the mask a submission drew. The mask
- * (n bytes of 0 / 1, device memory) is copied on the context's stream; p must be the dropout's.
+ * exactly the elements whose mask byte has bit 0 set (times 1 / (1 - p), as eager scales them)
+ * instead of its own draw, except where the byte carries KB_MASK_OWN (kb/ref/elementwise.h), so
+ * the reference computed next uses the mask a submission drew. The mask (n bytes, device memory)
+ * is copied on the context's stream; p must be the dropout's.
  * Cleared by kb_ctx_clear_dropout_mask. kb_ctx_dropout_mask: the mask set (NULL if none). */
 int kb_ctx_set_dropout_mask(kb_ctx *ctx, const uint8_t *mask, int64_t n, double p);
 void kb_ctx_clear_dropout_mask(kb_ctx *ctx);
