@@ -13,6 +13,8 @@
 # Used by the CPU suite (compile stage: the real nvcc in the slow tier, a stand-in in the fast
 # one) and the GPU suite (GPU stages).
 set -euo pipefail
+# a step that fails under set -e says which, instead of ending the test with a bare exit 1
+trap 'echo "FAIL: tests/kill_resume.sh line $LINENO: \`$BASH_COMMAND\` exited $?" >&2' ERR
 : "${BUILD:=build}"
 KILL_MIN=${KILL_MIN:-1}
 KILL_MAX=${KILL_MAX:-4}
@@ -32,8 +34,13 @@ pid=$!
 sleep "$delay"
 kill -9 -- -"$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
-n_before=$(find "$root/cut" -name '*.h5' 2>/dev/null | wc -l)
-n_tmp=$(find "$root/cut" "$root/cut.sub" -name '*.tmp.*' 2>/dev/null | wc -l)
+# count what the kill left: an early kill leaves no tree at all (none is 0, not an error)
+count() { local d have=()
+    for d in "${@:2}"; do [ -d "$d" ] && have+=("$d"); done
+    [ ${#have[@]} = 0 ] && { echo 0; return; }
+    find "${have[@]}" -name "$1" | wc -l; }
+n_before=$(count '*.h5' "$root/cut")
+n_tmp=$(count '*.tmp.*' "$root/cut" "$root/cut.sub")
 run "$root/cut" "$@" > "$root/cut2.log" 2>&1
 echo "reference run $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s; killed after ${delay} s with $n_before artifacts done and $n_tmp partial files; resumed"
 
