@@ -550,7 +550,7 @@ int main(int argc, char **argv)
     if (read_list(&w, &err) != 0 || !(w.p = kb_problem_load(w.problem_so, &ph, &err)))
         return kb_stage_fail(w.st.name, &err);
     w.st.cell = (kb_cell){"mutation", w.p->id, ""};
-    w.n_out = w.p->n_outputs < KB_MAX_OUTPUTS ? w.p->n_outputs : KB_MAX_OUTPUTS;
+    w.n_out = w.p->n_outputs; /* at most KB_MAX_OUTPUTS: the loader refuses more */
     char *end = NULL;
     double gib = strtod(w.ref_memory, &end);
     if (!end || *end || !(gib > 0)) {

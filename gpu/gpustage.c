@@ -108,7 +108,7 @@ int kb_check_draw(kb_session *s, const kb_config *cfg, const kb_draw *inputs, co
 {
     memset(c, 0, sizeof *c);
     const kb_problem *p = kb_session_problem(s);
-    c->n_outputs = (int)(p->n_outputs < KB_MAX_OUTPUTS ? p->n_outputs : KB_MAX_OUTPUTS);
+    c->n_outputs = (int)p->n_outputs; /* at most KB_MAX_OUTPUTS: the loader refuses more */
     int nonfinite = 0;
     if (!(flags & KB_CHECK_NO_DRAW) && kb_session_draw(s, inputs, params, err) != 0)
         return -1;

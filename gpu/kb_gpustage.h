@@ -85,7 +85,6 @@ kb_math_mode kb_check_math(const kb_config *cfg);
 
 /* One correctness check on one draw: draw the inputs and parameters, compute the reference,
  * optionally poison the outputs, run the target once, compare every output. */
-#define KB_MAX_OUTPUTS 4
 typedef struct kb_check {
     int skipped;                  /* the reference produced NaN/inf on this draw: not counted */
     kb_call_outcome call;         /* what the child did */

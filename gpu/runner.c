@@ -433,7 +433,7 @@ int kb_runner_main(int argc, char **argv, const kb_runner_target *target)
     if (getppid() != parent)
         return 1;
 
-    const size_t max_tensors = KB_PROBLEM_MAX_INPUTS + KB_PROBLEM_MAX_OUTPUTS;
+    const size_t max_tensors = KB_PROBLEM_MAX_INPUTS + KB_MAX_OUTPUTS;
     const size_t room = sizeof(kb_msg_init) + max_tensors * sizeof(kb_msg_tensor);
     char *buf = malloc(room);
     if (!buf)
@@ -491,6 +491,11 @@ int kb_runner_main(int argc, char **argv, const kb_runner_target *target)
     R.prob = (const kb_problem *)dlsym(ph, KB_PROBLEM_SYMBOL);
     if (!R.prob)
         fatal(KB_OUT_HARNESS_ERROR, "%s exports no %s", problem, KB_PROBLEM_SYMBOL);
+    {
+        kb_err perr = {0};
+        if (!(R.prob = kb_problem_expand(R.prob, &perr))) /* a network's tensor list (the parent built it too) */
+            fatal(KB_OUT_HARNESS_ERROR, "%s", perr.msg);
+    }
     if (R.init.n_tensors != R.prob->n_inputs + R.prob->n_outputs)
         fatal(KB_OUT_HARNESS_ERROR, "INIT has %u tensors, the problem %u", R.init.n_tensors,
               R.prob->n_inputs + R.prob->n_outputs);

@@ -642,9 +642,13 @@ void kb_session_close(kb_session *s)
 
 int kb_session_draw(kb_session *s, const kb_draw *inputs, const kb_draw *params, kb_err *err)
 {
+    /* module state keeps the values its generator gives, whatever the draw: never scaled nor
+     * perturbed (a mask stays a mask), and drawn again with every draw, so that what a call
+     * updated in place (BatchNorm's running statistics) starts the next from the same values */
+    const kb_draw state = {KB_STATE_SEED, 1.0, 0, {KB_GEN_RAND, 0, 0}, 0.0};
     for (uint32_t i = 0; i < s->p->n_inputs; i++) {
         const kb_tensor_spec *sp = &s->p->inputs[i];
-        const kb_draw *d = sp->role == KB_ROLE_PARAM ? params : inputs;
+        const kb_draw *d = sp->role == KB_ROLE_INPUT ? inputs : sp->role == KB_ROLE_PARAM ? params : &state;
         if (kb_dev_generate(s->in[i], sp, i, d, s->stream, err) != 0)
             return -1;
     }
@@ -1062,6 +1066,8 @@ int kb_session_inputs_hash(kb_session *s, uint64_t *hash, kb_err *err)
     uint64_t h = 0;
     for (uint32_t i = 0; i < s->p->n_inputs; i++) {
         uint64_t x;
+        if (s->p->inputs[i].role == KB_ROLE_STATE)
+            continue; /* a call may update module state in place, as eager's does */
         if (kb_dev_hash(s->in[i], kb_spec_bytes(&s->p->inputs[i]), &x, s->stream, err) != 0)
             return -1;
         h = kb_mix64(h ^ x);

@@ -21,8 +21,6 @@
 
 #include "kb/ops.h"
 
-#define KB_CTX_MAX_BLOCKS 256
-
 typedef struct kb_block {
     void *ptr;
     size_t bytes;
@@ -36,8 +34,8 @@ struct kb_ctx {
     cublasHandle_t cublas;
     cublasLtHandle_t cublaslt;
     cudnnHandle_t cudnn;
-    kb_block blocks[KB_CTX_MAX_BLOCKS];
-    int n_blocks;
+    kb_block *blocks; /* every block ever allocated (a network's reference holds hundreds at once) */
+    int n_blocks, cap_blocks;
     size_t live, peak;
     /* the live-dropout replay (kb_ctx_set_dropout_mask): not counted, it is the checker's */
     uint8_t *replay_mask;
@@ -78,6 +76,7 @@ extern "C" void kb_ctx_destroy(kb_ctx *ctx)
         cudnnDestroy(ctx->cudnn);
     if (ctx->replay_mask)
         cudaFree(ctx->replay_mask);
+    free(ctx->blocks);
     free(ctx);
 }
 
@@ -202,11 +201,19 @@ extern "C" void *kb_ctx_alloc(kb_ctx *ctx, size_t bytes)
             if (!ctx->blocks[i].ptr)
                 slot = &ctx->blocks[i];
         if (!slot) {
-            if (ctx->n_blocks == KB_CTX_MAX_BLOCKS) {
-                kb_ctx_fail(ctx, "kb_ctx_alloc: more than %d live blocks", KB_CTX_MAX_BLOCKS);
-                return NULL;
+            if (ctx->n_blocks == ctx->cap_blocks) {
+                int cap = ctx->cap_blocks ? 2 * ctx->cap_blocks : 64;
+                kb_block *v = (kb_block *)realloc(ctx->blocks, (size_t)cap * sizeof *v);
+                if (!v) {
+                    kb_ctx_fail(ctx, "kb_ctx_alloc: out of host memory for %d blocks", cap);
+                    return NULL;
+                }
+                ctx->blocks = v;
+                ctx->cap_blocks = cap;
             }
             slot = &ctx->blocks[ctx->n_blocks++];
+            slot->ptr = NULL;
+            slot->in_use = 0;
         }
         void *p = NULL;
         cudaError_t e = cudaMalloc(&p, want);

@@ -82,9 +82,10 @@ int kb_ref_run(kb_ctx *ctx, const kb_args *args, const kb_problem *p, void (*fn)
     r.ctx = ctx;
     r.args = args;
     r.p = p;
-    if (args->n_inputs != p->n_inputs || args->n_outputs != p->n_outputs)
-        kb_ref_fail(&r, "called with %u inputs / %u outputs, the descriptor has %u / %u", args->n_inputs,
-                    args->n_outputs, p->n_inputs, p->n_outputs);
+    /* a network's list is longer than its static part: describe() added to it (kb/net.h) */
+    if ((p->describe ? args->n_inputs < p->n_inputs : args->n_inputs != p->n_inputs) || args->n_outputs != p->n_outputs)
+        kb_ref_fail(&r, "called with %u inputs / %u outputs, the descriptor has %u%s / %u", args->n_inputs,
+                    args->n_outputs, p->n_inputs, p->describe ? " or more" : "", p->n_outputs);
     else
         fn(&r);
     for (size_t i = 0; i < r.n_temps; i++)
@@ -124,14 +125,29 @@ kb_tensor kb_arg(kb_ref *r, const char *name)
 {
     if (r->failed)
         return kb_ref_none();
-    for (uint32_t i = 0; i < r->p->n_inputs; i++)
-        if (strcmp(r->p->inputs[i].name, name) == 0)
+    /* the names the harness passed: the descriptor's, with a network's whole list */
+    for (uint32_t i = 0; i < r->args->n_inputs; i++)
+        if (r->args->inputs[i].name && strcmp(r->args->inputs[i].name, name) == 0)
             return kb_in(r, (int)i);
-    for (uint32_t i = 0; i < r->p->n_outputs; i++)
-        if (strcmp(r->p->outputs[i].name, name) == 0)
+    for (uint32_t i = 0; i < r->args->n_outputs; i++)
+        if (r->args->outputs[i].name && strcmp(r->args->outputs[i].name, name) == 0)
             return kb_out(r, (int)i);
     kb_ref_fail(r, "kb_arg(\"%s\"): no tensor of that name in the descriptor", name);
     return kb_ref_none();
+}
+
+kb_tensor kb_argf(kb_ref *r, const char *fmt, ...)
+{
+    char name[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    if (k < 0 || (size_t)k >= sizeof name) {
+        kb_ref_fail(r, "kb_argf(\"%s\"): the name is longer than %zu bytes", fmt, sizeof name - 1);
+        return kb_ref_none();
+    }
+    return kb_arg(r, name);
 }
 
 kb_tensor kb_number(kb_ref *r, kb_tensor t)

@@ -373,7 +373,7 @@ int main(int argc, char **argv)
         }
     v.outcome = ready.outcome;
     snprintf(v.detail, sizeof v.detail, "%s", ready.detail);
-    v.n_out = (int)c.p->n_outputs < KB_MAX_OUTPUTS ? (int)c.p->n_outputs : KB_MAX_OUTPUTS;
+    v.n_out = (int)c.p->n_outputs; /* at most KB_MAX_OUTPUTS: the loader refuses more */
     kb_probe_result_init(&v.pr);
     v.tf32_rule = -1;
     if (P->scaled_bound && v.outcome == KB_OUT_OK && judge_tf32_rule(&c, s, &v, &err) != 0)

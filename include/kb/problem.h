@@ -10,7 +10,10 @@
  * profile counts it. Ops live in the op library (kb/ops.h), so a reference reads like forward().
  *
  * Tensor order: the inputs array lists the forward() arguments first, then the module
- * parameters, in the order the .py spec lists them; the submission receives them in that order.
+ * parameters, then the module state, in the order the .py spec lists them (forward()'s
+ * signature, named_parameters(), named_buffers() then tensor attributes); the submission
+ * receives them in that order. A network's list is built by a describe() function with the layer
+ * helpers of kb/net.h rather than written out tensor by tensor.
  * Units: flops are floating-point operations of one forward call (the minimal count used by the
  * roofline figure), bytes the minimal device traffic (each input read once, each output written
  * once).
@@ -26,11 +29,17 @@ extern "C" {
 
 typedef struct kb_ctx kb_ctx; /* opaque: see kb/ops.h */
 struct kb_ref;                /* a reference's scope: see kb/ref.h */
+struct kb_net;                /* a descriptor's tensor list under construction: see kb/net.h */
 
 typedef enum kb_role {
     KB_ROLE_INPUT = 0, /* a forward() argument: re-drawn per trial, scaled by the distributions */
     KB_ROLE_PARAM = 1, /* a module parameter: drawn once per problem (perturbed by PROTOCOL=strict) */
-    KB_ROLE_OUTPUT = 2
+    KB_ROLE_OUTPUT = 2,
+    KB_ROLE_STATE = 3  /* module state that is no parameter: a registered buffer (BatchNorm's running
+                          statistics, an attention mask, an index table) or a tensor attribute (an
+                          RNN's h0). Drawn once per problem from its generator and never perturbed
+                          nor scaled; a call may update it in place (BatchNorm in training mode
+                          does), so the unchanged-inputs check leaves it out. */
 } kb_role;
 
 /* How a tensor is filled. Values follow PyTorch's initialisers:
@@ -45,7 +54,8 @@ typedef enum kb_role {
  *   SIGN            -1 or +1 with equal probability torch.randint(0,2)*2-1
  *   LOGUNIFORM_SIGNED  +-10^U[a,b): wide dynamic range (used by the strict distributions)
  *   RAND_SYMMETRIC, RAND_TRIU, RAND_TRIL, RAND_SOFTMAX, RAND_SCALED: what a KernelBench
- *                   get_inputs() does to torch.rand (below) */
+ *                   get_inputs() does to torch.rand (below)
+ *   NORMAL          N(a, b^2): mean a, standard deviation b  nn.init.normal_, kaiming_normal_ */
 typedef enum kb_gen_kind {
     KB_GEN_RAND = 0,
     KB_GEN_RANDN = 1,
@@ -62,8 +72,10 @@ typedef enum kb_gen_kind {
     KB_GEN_RAND_TRIU = 12,      /* torch.triu(torch.rand(...)): U[0,1) on and above the diagonal, else 0 */
     KB_GEN_RAND_TRIL = 13,      /* torch.tril(torch.rand(...)) */
     KB_GEN_RAND_SOFTMAX = 14,   /* torch.rand(...).softmax(dim=-1): rows of U[0,1) normalised by exp */
-    KB_GEN_RAND_SCALED = 15     /* torch.rand(...) * torch.rand(()): one U[0,1) scale for the tensor */
+    KB_GEN_RAND_SCALED = 15,    /* torch.rand(...) * torch.rand(()): one U[0,1) scale for the tensor */
+    KB_GEN_NORMAL = 16
 } kb_gen_kind;
+#define KB_GEN_LAST KB_GEN_NORMAL
 
 typedef struct kb_gen {
     kb_gen_kind kind;
@@ -110,9 +122,18 @@ typedef struct kb_problem {
      * outputs, it reads the mask that call drew from those outputs and sets it
      * (kb_replay_dropout), so that the reference computed next drops the same elements. */
     void (*replay)(struct kb_ref *r);
+    /* Networks (NULL elsewhere): appends the forward() arguments, the parameters and the state
+     * to the tensor list with kb/net.h, layer by layer, as the module's __init__ creates them.
+     * The loader runs it once and puts the result after `inputs` (which then holds at most the
+     * forward() arguments written out). */
+    void (*describe)(struct kb_net *n);
 } kb_problem;
 
 #define KB_PROBLEM_SYMBOL "kb_problem_descriptor"
+
+/* The most outputs a problem may have: the checks compare every one (the loader refuses a
+ * descriptor with more, naming this limit). Every KernelBench problem has one or two. */
+#define KB_MAX_OUTPUTS 16
 
 /* Spec helpers, for readable static tables in problem files. */
 /* KB_SHAPE(4096, 393216) expands to "ndim, {dims}" inside a kb_tensor_spec initialiser. */

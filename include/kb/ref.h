@@ -46,6 +46,9 @@
 #include <stdint.h>
 
 #include "kb/ops.h"
+#ifndef __cplusplus
+#include "kb/net.h" /* describe() of a network (problem files are C; the op library, C++, needs none) */
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,10 +83,12 @@ extern "C" {
 #define KB_RAND_TRIL {KB_GEN_RAND_TRIL, 0, 0}
 #define KB_RAND_SOFTMAX {KB_GEN_RAND_SOFTMAX, 0, 0}
 #define KB_RAND_SCALED {KB_GEN_RAND_SCALED, 0, 0}
+#define KB_NORMAL(mean, std) {KB_GEN_NORMAL, (mean), (std)}
 
 /* One tensor of the descriptor. Extra fields follow by name, e.g. KB_OUTPUT(..., .terms = K). */
 #define KB_INPUT(nm, dt, dims, g, ...) {.name = (nm), .dtype = (dt), dims, .role = KB_ROLE_INPUT, .gen = g, __VA_ARGS__}
 #define KB_PARAM(nm, dt, dims, g, ...) {.name = (nm), .dtype = (dt), dims, .role = KB_ROLE_PARAM, .gen = g, __VA_ARGS__}
+#define KB_STATE(nm, dt, dims, g, ...) {.name = (nm), .dtype = (dt), dims, .role = KB_ROLE_STATE, .gen = g, __VA_ARGS__}
 #define KB_OUTPUT(nm, dt, dims, ...) {.name = (nm), .dtype = (dt), dims, .role = KB_ROLE_OUTPUT, .gen = KB_ZEROS, __VA_ARGS__}
 
 /* The tensor lists: forward() arguments then parameters (KB_INPUTS), and the outputs. */
@@ -138,7 +143,13 @@ kb_tensor kb_number(kb_ref *r, kb_tensor t);
 
 /* The problem's tensors, by spec name (inputs, parameters, outputs) or by position. */
 kb_tensor kb_arg(kb_ref *r, const char *name);
-kb_tensor kb_in(kb_ref *r, int i);  /* inputs[i] of the descriptor (forward args, then params) */
+/* kb_arg with a formatted name: kb_argf(r, "layer%d.%d.conv1.weight", l, b) */
+kb_tensor kb_argf(kb_ref *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+kb_tensor kb_in(kb_ref *r, int i);  /* inputs[i] of the descriptor (forward args, params, state) */
 kb_tensor kb_out(kb_ref *r, int i); /* outputs[i] */
 
 /* A temporary of the scope (uninitialised, counted, freed at the scope's end or by kb_drop). */

@@ -15,8 +15,11 @@
  *
  * What kb_forward receives (ownership: the harness owns every pointer; all of it is valid only
  * for the duration of the call):
- *   args->inputs   the forward() arguments first, then the module parameters, in the order the
- *                  problem's .py spec lists them. Device memory, contiguous, row-major, read-only.
+ *   args->inputs   the forward() arguments first, then the module parameters, then the module's
+ *                  state (its buffers, such as BatchNorm's running statistics, and tensor
+ *                  attributes), in the order the problem's .py spec lists them. Device memory,
+ *                  contiguous, row-major, read-only, except the state, which a call may update in
+ *                  place as the module's forward() does.
  *   args->outputs  allocated by the harness: contiguous, row-major, device memory. Their initial
  *                  contents are unspecified (the strict protocol fills them with NaN).
  *   args->stream   the ONLY stream on which device work may be enqueued.

@@ -21,8 +21,6 @@
 /* a failure of the harness itself (not the submission's): kb_stage_fail's return value */
 static int kb_compile_fail(kb_err *err) { return err->code ? err->code : KB_EXIT_FAIL; }
 
-#define MAX_KERNELS 256
-
 
 /* ptxas -v lines for sm_90 (the PTX target is not assembled here):
  *   ptxas info    : Compiling entry function '_Z4reluPKfPfl' for 'sm_90'
@@ -39,12 +37,15 @@ size_t kb_parse_ptxas(const char *log, kb_kernel_info *k, size_t cap)
         char buf[1024];
         snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf - 1 ? len : sizeof buf - 1), line);
         const char *p;
-        if ((p = strstr(buf, "Compiling entry function '")) && n < cap) {
+        if ((p = strstr(buf, "Compiling entry function '"))) {
             p += strlen("Compiling entry function '");
             const char *q = strchr(p, '\'');
-            cur = &k[n++];
-            memset(cur, 0, sizeof *cur);
-            snprintf(cur->name, sizeof cur->name, "%.*s", q ? (int)(q - p) : 0, p);
+            cur = n < cap ? &k[n] : NULL; /* counted, not kept */
+            n++;
+            if (cur) {
+                memset(cur, 0, sizeof *cur);
+                snprintf(cur->name, sizeof cur->name, "%.*s", q ? (int)(q - p) : 0, p);
+            }
         } else if (cur && (p = strstr(buf, "bytes stack frame"))) {
             long long a = 0, b = 0, c = 0;
             if (sscanf(buf, " %lld bytes stack frame, %lld bytes spill stores, %lld bytes spill loads", &a, &b, &c) == 3) {
@@ -425,11 +426,26 @@ int kb_compile_cu(const char *src, const char *out_so, const char *out, const kb
                      "<kb/submission.h>, which gives it C linkage)");
         }
     }
-    kb_kernel_info kernels[MAX_KERNELS];
-    size_t nk = kb_parse_ptxas(res.output, kernels, MAX_KERNELS);
+    /* every kernel the object has, however many (counted first) */
+    size_t nk = kb_parse_ptxas(res.output, NULL, 0);
+    kb_kernel_info *kernels = calloc(nk ? nk : 1, sizeof *kernels);
+    const char **knames = calloc(nk ? nk : 1, sizeof *knames);
+    int64_t *kcol = calloc(nk ? nk : 1, sizeof *kcol);
+    if (!kernels || !knames || !kcol) {
+        free(kernels);
+        free(knames);
+        free(kcol);
+        kb_cmd_result_free(&res);
+        kb_errf(err, KB_EXIT_FAIL, "out of memory for %zu kernels", nk);
+        return kb_compile_fail(err);
+    }
+    kb_parse_ptxas(res.output, kernels, nk);
 
     kb_h5w *w = kb_artifact_begin_any_protocol(out, "compile", cell, cfg, err);
     if (!w) {
+        free(kernels);
+        free(knames);
+        free(kcol);
         kb_cmd_result_free(&res);
         return kb_compile_fail(err);
     }
@@ -447,8 +463,8 @@ int kb_compile_cu(const char *src, const char *out_so, const char *out, const kb
     kb_h5w_strv(w, "/nvcc/command", cmd, nc);
     /* kernels */
     {
-        const char *names[MAX_KERNELS];
-        int64_t a[MAX_KERNELS];
+        const char **names = knames;
+        int64_t *a = kcol;
         kb_h5w_group(w, "/kernels");
         for (size_t i = 0; i < nk; i++)
             names[i] = kernels[i].name;
@@ -467,6 +483,9 @@ int kb_compile_cu(const char *src, const char *out_so, const char *out, const kb
         COL(barriers, "barriers");
 #undef COL
     }
+    free(kernels);
+    free(knames);
+    free(kcol);
     char reasons[2048] = "";
     kb_severity worst = write_symbols(w, built, &syms, NULL, reasons, sizeof reasons);
 

@@ -12,15 +12,14 @@
 #include "core/kb_config.h"
 #include "core/kb_util.h"
 
-#define MAX_KERNELS 256
-
 /* One kernel's resources, from nvcc's ptxas -v output. */
 typedef struct kb_kernel_info {
     char name[512];
     int64_t registers, smem, stack, spill_stores, spill_loads, barriers;
 } kb_kernel_info;
 
-/* ptxas -v's lines for sm_90 into k[0..cap): the kernels found (the PTX target is not assembled). */
+/* ptxas -v's lines for sm_90 into k[0..cap): returns how many kernels the log has, however many
+ * that is (k may be NULL with cap 0 to count them first); only the first cap are written. */
 size_t kb_parse_ptxas(const char *log, kb_kernel_info *k, size_t cap);
 
 /* A C ABI .cu: nvcc with the version script (only kb_forward exported), the record, one progress

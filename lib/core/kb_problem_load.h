@@ -12,8 +12,14 @@
 extern "C" {
 #endif
 
-/* dlopen()s path and returns its validated descriptor; *handle keeps it loaded. */
+/* dlopen()s path and returns its validated descriptor, expanded (kb_problem_expand); *handle
+ * keeps it loaded. */
 const kb_problem *kb_problem_load(const char *path, void **handle, kb_err *err);
+/* A network's descriptor with the tensor list its describe() builds (kb/net.h) laid out after
+ * the forward() arguments written in `inputs`: a copy that lives as long as the process. A
+ * descriptor without describe() is returned as it is. NULL with err when describe() failed (its
+ * first error) or memory ran out. Not validated: kb_problem_validate does that. */
+const kb_problem *kb_problem_expand(const kb_problem *p, kb_err *err);
 /* Checks a descriptor (also used by tests on static descriptors). */
 int kb_problem_validate(const kb_problem *p, kb_err *err);
 /* Bytes of tensor spec s. */
@@ -23,9 +29,9 @@ uint64_t kb_problem_resident_bytes(const kb_problem *p);
 /* The minimal device bytes of one call: the descriptor's `bytes`, or where it leaves them 0, every
  * input read once and every output written once (the resident bytes). */
 double kb_problem_bytes(const kb_problem *p);
-/* Limits of a descriptor (any realistic model fits: a Level-3 ResNet-152 has ~470 tensors). */
+/* Limits of a descriptor (any realistic model fits: a Level-3 ResNet-152 has ~470 tensors); the
+ * outputs' is KB_MAX_OUTPUTS (kb/problem.h). */
 #define KB_PROBLEM_MAX_INPUTS 65536u
-#define KB_PROBLEM_MAX_OUTPUTS 64u
 
 #ifdef __cplusplus
 }

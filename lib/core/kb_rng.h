@@ -102,10 +102,12 @@ KB_HD double kb_gen_value(kb_gen g, uint64_t seed, uint32_t tensor, uint64_t i)
     case KB_GEN_RAND_SOFTMAX:
     case KB_GEN_RAND_SCALED:
         return kb_u01(w.v[0]);
-    case KB_GEN_RANDN: {
-        /* Box-Muller on two independent uniforms. */
+    case KB_GEN_RANDN:
+    case KB_GEN_NORMAL: {
+        /* Box-Muller on two independent uniforms; NORMAL is a + b * N(0,1) */
         double u1 = kb_u01_open0(w.v[0]), u2 = kb_u01(w.v[1]);
-        return sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925 * u2);
+        double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925 * u2);
+        return g.kind == KB_GEN_NORMAL ? g.a + g.b * z : z;
     }
     case KB_GEN_UNIFORM:
         return g.a + (g.b - g.a) * kb_u01(w.v[0]);
@@ -218,6 +220,10 @@ typedef struct kb_draw {
     kb_gen gen;
     double zero_fraction; /* this share of floating-point elements is set to exactly 0 */
 } kb_draw;
+
+/* The seed module state (KB_ROLE_STATE) is drawn with, in every run and every draw: state is the
+ * module's own (zeros, ones, a mask, an RNN's h0), fixed like the problem's shapes. */
+#define KB_STATE_SEED 0x6b622d7374617465ULL
 
 KB_HD int kb_dtype_is_float(kb_dtype t) { return t == KB_F32 || t == KB_F16 || t == KB_BF16 || t == KB_F64; }
 

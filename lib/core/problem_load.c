@@ -3,7 +3,11 @@
 
 #include <dlfcn.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/kb_rng.h"
+#include "kb/net.h"
 
 uint64_t kb_spec_bytes(const kb_tensor_spec *s)
 {
@@ -37,9 +41,9 @@ static int check_spec(const kb_problem *p, const kb_tensor_spec *s, const char *
         if (s->shape[d] <= 0)
             return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s has dimension %d = %lld", p->id, kind, s->name, d,
                            (long long)s->shape[d]);
-    if (s->gen.kind < KB_GEN_RAND || s->gen.kind > KB_GEN_RAND_SCALED)
+    if (s->gen.kind < KB_GEN_RAND || s->gen.kind > KB_GEN_LAST)
         return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s has an unknown generator", p->id, kind, s->name);
-    if (s->role != KB_ROLE_OUTPUT && s->gen.kind >= KB_GEN_RAND_SYMMETRIC) {
+    if (s->role != KB_ROLE_OUTPUT && kb_gen_is_structured(s->gen.kind)) {
         int need2 = s->gen.kind <= KB_GEN_RAND_TRIL;
         if (s->dtype != KB_F32)
             return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: the structured generators are for fp32 tensors",
@@ -66,6 +70,9 @@ static int check_spec(const kb_problem *p, const kb_tensor_spec *s, const char *
     if (s->gen.kind == KB_GEN_BERNOULLI && !(s->gen.a >= 0 && s->gen.a <= 1))
         return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: bernoulli needs a probability 0 <= a <= 1 (got %g)",
                        p->id, kind, s->name, s->gen.a);
+    if (s->gen.kind == KB_GEN_NORMAL && !(isfinite(s->gen.a) && isfinite(s->gen.b) && s->gen.b >= 0))
+        return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: normal needs a finite mean and a finite std >= 0 (got "
+                       "mean %g, std %g)", p->id, kind, s->name, s->gen.a, s->gen.b);
     if (s->gen.kind == KB_GEN_CONST && !isfinite(s->gen.a))
         return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s %s: const needs a finite value (got %g)", p->id, kind,
                        s->name, s->gen.a);
@@ -83,24 +90,78 @@ int kb_problem_validate(const kb_problem *p, kb_err *err)
         return kb_errf(err, KB_EXIT_FAIL, "problem id missing or not \"levelN/NNN_name\"");
     if (!p->title || !p->reference)
         return kb_errf(err, KB_EXIT_FAIL, "problem %s: missing title or reference()", p->id);
-    if (p->n_inputs > KB_PROBLEM_MAX_INPUTS || p->n_outputs < 1 || p->n_outputs > KB_PROBLEM_MAX_OUTPUTS)
-        return kb_errf(err, KB_EXIT_FAIL, "problem %s: %u inputs / %u outputs is out of range (at most %u / 1-%u)",
-                       p->id, p->n_inputs, p->n_outputs, KB_PROBLEM_MAX_INPUTS, KB_PROBLEM_MAX_OUTPUTS);
+    if (p->n_inputs > KB_PROBLEM_MAX_INPUTS)
+        return kb_errf(err, KB_EXIT_FAIL, "problem %s: %u inputs and parameters, more than KB_PROBLEM_MAX_INPUTS = %u "
+                       "(core/kb_problem_load.h)", p->id, p->n_inputs, KB_PROBLEM_MAX_INPUTS);
+    if (p->n_outputs < 1 || p->n_outputs > KB_MAX_OUTPUTS)
+        return kb_errf(err, KB_EXIT_FAIL, "problem %s: %u outputs: a problem has 1 to KB_MAX_OUTPUTS = %d (kb/problem.h; "
+                       "the checks compare every output)", p->id, p->n_outputs, KB_MAX_OUTPUTS);
     if ((p->n_inputs && !p->inputs) || !p->outputs)
         return kb_errf(err, KB_EXIT_FAIL, "problem %s: no %s array", p->id, !p->outputs ? "outputs" : "inputs");
     for (uint32_t i = 0; i < p->n_inputs; i++) {
         if (check_spec(p, &p->inputs[i], "input", i, err))
             return -1;
-        if (p->inputs[i].role != KB_ROLE_INPUT && p->inputs[i].role != KB_ROLE_PARAM)
-            return kb_errf(err, KB_EXIT_FAIL, "problem %s: input %s has role %d", p->id, p->inputs[i].name, p->inputs[i].role);
-        if (i > 0 && p->inputs[i].role == KB_ROLE_INPUT && p->inputs[i - 1].role == KB_ROLE_PARAM)
-            return kb_errf(err, KB_EXIT_FAIL, "problem %s: forward() arguments must come before parameters (%s)", p->id,
-                           p->inputs[i].name);
+        kb_role r = p->inputs[i].role;
+        if (r != KB_ROLE_INPUT && r != KB_ROLE_PARAM && r != KB_ROLE_STATE)
+            return kb_errf(err, KB_EXIT_FAIL, "problem %s: input %s has role %d", p->id, p->inputs[i].name, r);
+        /* forward() arguments, then parameters, then state */
+        int rank = r == KB_ROLE_INPUT ? 0 : r == KB_ROLE_PARAM ? 1 : 2;
+        kb_role q = i > 0 ? p->inputs[i - 1].role : KB_ROLE_INPUT;
+        int prev = q == KB_ROLE_INPUT ? 0 : q == KB_ROLE_PARAM ? 1 : 2;
+        if (rank < prev)
+            return kb_errf(err, KB_EXIT_FAIL, "problem %s: %s: forward() arguments come first, then parameters, then "
+                           "module state (a %s after a %s)", p->id, p->inputs[i].name,
+                           rank == 0 ? "forward() argument" : "parameter", prev == 2 ? "piece of state" : "parameter");
+        for (uint32_t j = 0; j < i; j++)
+            if (!strcmp(p->inputs[j].name, p->inputs[i].name))
+                return kb_errf(err, KB_EXIT_FAIL, "problem %s: two tensors are named %s (numbers %u and %u)", p->id,
+                               p->inputs[i].name, j, i);
     }
     for (uint32_t i = 0; i < p->n_outputs; i++)
         if (check_spec(p, &p->outputs[i], "output", i, err))
             return -1;
     return 0;
+}
+
+const kb_problem *kb_problem_expand(const kb_problem *p, kb_err *err)
+{
+    if (!p || !p->describe)
+        return p;
+    kb_net n;
+    memset(&n, 0, sizeof n);
+    p->describe(&n);
+    if (!n.error[0] && n.depth)
+        kb_net_fail(&n, "describe() left %d submodule scope(s) open (%s): a kb_net_push without its kb_net_pop", n.depth,
+                    n.scope);
+    size_t total = p->n_inputs;
+    for (int l = 0; l < KB_NET_LISTS; l++)
+        total += n.n[l];
+    kb_problem *q = n.error[0] ? NULL : malloc(sizeof *q);
+    kb_tensor_spec *v = q ? malloc((total ? total : 1) * sizeof *v) : NULL;
+    if (!v) {
+        free(q);
+        kb_errf(err, KB_EXIT_FAIL, "problem %s: describe(): %s", p->id ? p->id : "?",
+                n.error[0] ? n.error : "out of memory");
+        for (int l = 0; l < KB_NET_LISTS; l++) {
+            for (uint32_t i = 0; i < n.n[l]; i++)
+                free((char *)n.v[l][i].name);
+            free(n.v[l]);
+        }
+        return NULL;
+    }
+    /* the forward() arguments written out, then describe()'s lists in the contract's order */
+    size_t k = 0;
+    for (uint32_t i = 0; i < p->n_inputs; i++)
+        v[k++] = p->inputs[i];
+    for (int l = 0; l < KB_NET_LISTS; l++) {
+        for (uint32_t i = 0; i < n.n[l]; i++)
+            v[k++] = n.v[l][i];
+        free(n.v[l]); /* the names now belong to v */
+    }
+    *q = *p;
+    q->inputs = v;
+    q->n_inputs = (uint32_t)total;
+    return q;
 }
 
 const kb_problem *kb_problem_load(const char *path, void **handle, kb_err *err)
@@ -115,6 +176,8 @@ const kb_problem *kb_problem_load(const char *path, void **handle, kb_err *err)
         kb_errf(err, KB_EXIT_FAIL, "%s exports no %s (define it with KB_PROBLEM_EXPORT)", path, KB_PROBLEM_SYMBOL);
         return NULL;
     }
+    if (p->abi_version == KB_ABI_VERSION && !(p = kb_problem_expand(p, err)))
+        return NULL;
     if (kb_problem_validate(p, err) != 0)
         return NULL;
     return p;

@@ -474,6 +474,7 @@ static void tensor_table(const kb_problem *p, sbuf *b)
             }
             const char *role = !in ? "output"
                                : t->role == KB_ROLE_PARAM ? "parameter of Model"
+                               : t->role == KB_ROLE_STATE ? "state of Model (a buffer or tensor attribute; may be updated in place)"
                                : is_number_arg(t)         ? "forward() argument (a Python number, as a one-element tensor)"
                                                           : "forward() argument";
             sb_printf(b, "  %-*s  %-*s  %-*s  %-*s  %s\n", (int)wl, left, (int)wn, t->name, (int)wd, dtype_name(t->dtype),

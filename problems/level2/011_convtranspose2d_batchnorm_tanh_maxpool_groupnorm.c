@@ -13,7 +13,7 @@
  * max_pool2d_with_indices (the int64 indices written, then freed), native_group_norm (moments,
  * fused params, one elementwise pass). Each temporary is freed when the next op has read it.
  * Deliberate differences, none touching y (as L1/33): the batch norm's running statistics are
- * module buffers, not inputs; the reference passes none, so cuDNN's running-average update of
+ * module state (KB_STATE, bound to the submission's buffers); the reference passes none, so cuDNN's running-average update of
  * 2 x 128 floats and num_batches_tracked += 1 are not reproduced. PyTorch's kaiming init of a
  * transposed weight takes fan_in from weight.size(1) * 5 * 5 = 3200.
  * Napkin math: 2 * 512*64*128 * 158*158 = 2.1e11 FLOP (158 of the 32 * 5 (input, tap) pairs per
@@ -58,7 +58,10 @@ KB_PROBLEM(.title = "ConvTranspose2d BatchNorm Tanh MaxPool GroupNorm",
                      KB_PARAM("batch_norm.weight", KB_F32, KB_DIMS(COUT), KB_ONES),
                      KB_PARAM("batch_norm.bias", KB_F32, KB_DIMS(COUT), KB_ZEROS),
                      KB_PARAM("group_norm.weight", KB_F32, KB_DIMS(COUT), KB_ONES),
-                     KB_PARAM("group_norm.bias", KB_F32, KB_DIMS(COUT), KB_ZEROS)),
+                     KB_PARAM("group_norm.bias", KB_F32, KB_DIMS(COUT), KB_ZEROS),
+                     KB_STATE("batch_norm.running_mean", KB_F32, KB_DIMS(COUT), KB_ZEROS),
+                     KB_STATE("batch_norm.running_var", KB_F32, KB_DIMS(COUT), KB_ONES),
+                     KB_STATE("batch_norm.num_batches_tracked", KB_I64, KB_SCALAR_DIMS, KB_ZEROS)),
            KB_OUTPUTS(KB_OUTPUT("y", KB_F32, KB_DIMS(BATCH, COUT, PH, PW),
                                 .terms = (int64_t)CIN * TAPS * TAPS * BATCH * OH * OW)),
            .flags = KB_PROB_NONDETERMINISTIC | KB_PROB_CENTERED,

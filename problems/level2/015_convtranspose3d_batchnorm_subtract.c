@@ -8,7 +8,7 @@
  * Eager PyTorch: the cuDNN backward-data convolution (TF32 allowed by cudnn.allow_tf32) with its
  * bias added by a second kernel, BatchNorm3d -> cudnn_batch_norm (cudnnBatchNormalization-
  * ForwardTrainingEx), the mean over the spatial dims (one reduction kernel), the broadcast
- * subtract: five kernels. As in L1/33, the running statistics are module buffers, not inputs:
+ * subtract: five kernels. As in L1/33, the running statistics are module state (KB_STATE, bound to the submission's buffers):
  * the reference passes none, so cuDNN's running-average update of 2 x 32 floats and
  * num_batches_tracked += 1 (a 1-element kernel) are not reproduced; y is unaffected.
  * Napkin math: 2 * 16*16*32 * (46*94*94 input-tap pairs inside the output) = 6.7e9 FLOP,
@@ -40,7 +40,10 @@ KB_PROBLEM(.title = "ConvTranspose3d BatchNorm Subtract",
                      KB_PARAM("conv_transpose.weight", KB_F32, KB_DIMS(CIN, COUT, K, K, K), KB_KAIMING(COUT * K * K * K)),
                      KB_PARAM("conv_transpose.bias", KB_F32, KB_DIMS(COUT), KB_KAIMING(COUT * K * K * K)),
                      KB_PARAM("batch_norm.weight", KB_F32, KB_DIMS(COUT), KB_ONES),
-                     KB_PARAM("batch_norm.bias", KB_F32, KB_DIMS(COUT), KB_ZEROS)),
+                     KB_PARAM("batch_norm.bias", KB_F32, KB_DIMS(COUT), KB_ZEROS),
+                     KB_STATE("batch_norm.running_mean", KB_F32, KB_DIMS(COUT), KB_ZEROS),
+                     KB_STATE("batch_norm.running_var", KB_F32, KB_DIMS(COUT), KB_ONES),
+                     KB_STATE("batch_norm.num_batches_tracked", KB_I64, KB_SCALAR_DIMS, KB_ZEROS)),
            /* terms: the 128 products that reach a conv output (C_in * 2*2*2 taps), the batch
             * statistics over N*D*H*W values, the mean over D*H*W (their product: the conservative count) */
            KB_OUTPUTS(KB_OUTPUT("y", KB_F32, KB_DIMS(BATCH, COUT, OD, OH, OW),

@@ -10,7 +10,7 @@
  * transform (kb_batch_norm_train); a contiguous (N, C) input has stride 1 along C, so
  * batch_norm_choose_impl picks PyTorch's channels-last kernels for it. Each temporary is freed once
  * the next op has read it.
- * Deliberate difference, none touching y: the running statistics are module buffers; the
+ * Deliberate difference, none touching y: the running statistics are module state (KB_STATE, bound to the submission's buffers); the
  * reference passes none (their update kernel runs as the plain invstd kernel; num_batches_tracked
  * += 1 not reproduced), as L1/33.
  * Accuracy: terms = 4096 * 16384 (batch statistics over 16384 GEMM outputs of 4096 terms).
@@ -38,7 +38,10 @@ KB_PROBLEM(.title = "Gemm Scale BatchNorm",
                      KB_PARAM("gemm.weight", KB_F32, KB_DIMS(OUT, IN), KB_KAIMING(IN)),
                      KB_PARAM("gemm.bias", KB_F32, KB_DIMS(OUT), KB_KAIMING(IN)),
                      KB_PARAM("bn.weight", KB_F32, KB_DIMS(OUT), KB_ONES),
-                     KB_PARAM("bn.bias", KB_F32, KB_DIMS(OUT), KB_ZEROS)),
+                     KB_PARAM("bn.bias", KB_F32, KB_DIMS(OUT), KB_ZEROS),
+                     KB_STATE("bn.running_mean", KB_F32, KB_DIMS(OUT), KB_ZEROS),
+                     KB_STATE("bn.running_var", KB_F32, KB_DIMS(OUT), KB_ONES),
+                     KB_STATE("bn.num_batches_tracked", KB_I64, KB_SCALAR_DIMS, KB_ZEROS)),
            KB_OUTPUTS(KB_OUTPUT("y", KB_F32, KB_DIMS(BATCH, OUT), .terms = (int64_t)IN * BATCH)),
            .flops = 2.0 * BATCH * OUT * IN + 10.0 * BATCH * OUT, /* GEMM; bias, mul, the norm (~8) */
            .flags = KB_PROB_CENTERED)

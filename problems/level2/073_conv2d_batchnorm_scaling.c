@@ -7,7 +7,7 @@
  * a second kernel, batch_norm with batch statistics (cudnnBatchNormalizationForwardTrainingEx,
  * weight and bias given, as L1/33), then the scalar multiply: each temporary freed when the next
  * op has read it. Deliberate differences, none touching y (as L1/33): the running statistics
- * are module buffers, not inputs; the reference passes none, so cuDNN's running-average update
+ * are module state (KB_STATE, bound to the submission's buffers); the reference passes none, so cuDNN's running-average update
  * of 2 x 64 floats and num_batches_tracked += 1 are not reproduced.
  * Napkin math: 2 * 128*64*126*126 * 72 = 1.9e10 FLOP, ~0.05 ms at ~400 TFLOP/s TF32 (0.28 ms at
  * 67 TFLOP/s FP32); the conv output is 0.52 GB, written, read and written by the bias add, read
@@ -34,7 +34,10 @@ KB_PROBLEM(.title = "Conv2d BatchNorm Scaling",
                      KB_PARAM("conv.weight", KB_F32, KB_DIMS(COUT, CIN, K, K), KB_KAIMING(CIN * K * K)),
                      KB_PARAM("conv.bias", KB_F32, KB_DIMS(COUT), KB_KAIMING(CIN * K * K)),
                      KB_PARAM("bn.weight", KB_F32, KB_DIMS(COUT), KB_ONES),
-                     KB_PARAM("bn.bias", KB_F32, KB_DIMS(COUT), KB_ZEROS)),
+                     KB_PARAM("bn.bias", KB_F32, KB_DIMS(COUT), KB_ZEROS),
+                     KB_STATE("bn.running_mean", KB_F32, KB_DIMS(COUT), KB_ZEROS),
+                     KB_STATE("bn.running_var", KB_F32, KB_DIMS(COUT), KB_ONES),
+                     KB_STATE("bn.num_batches_tracked", KB_I64, KB_SCALAR_DIMS, KB_ZEROS)),
            KB_OUTPUTS(KB_OUTPUT("y", KB_F32, KB_DIMS(BATCH, COUT, OH, OW),
                                 .terms = (int64_t)CIN * K * K * BATCH * OH * OW)),
            /* the convolution, its bias, the batch norm (8), the multiply per element */

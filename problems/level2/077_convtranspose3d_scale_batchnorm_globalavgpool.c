@@ -9,7 +9,7 @@
  * bias added by a second kernel, the multiply by the Python float, BatchNorm3d -> cudnn_batch_norm
  * (cudnnBatchNormalizationForwardTrainingEx), the adaptive pool to 1x1x1 (at::adaptive_avg_pool3d's
  * shortcut: mean over the three spatial dims, keepdim): five kernels. As in L1/33, the running
- * statistics are module buffers, not inputs: the reference passes none, so cuDNN's
+ * statistics are module state (KB_STATE, bound to the submission's buffers): the reference passes none, so cuDNN's
  * running-average update of 2 x 128 floats and num_batches_tracked += 1 (a 1-element kernel) are
  * not reproduced; y is unaffected. Napkin math: 2 * 16*64*128 * 80*160*160 (stride 1: every
  * input-tap pair lands in the output) = 5.4e11 FLOP, ~8.9 ms of TF32 at ~60 TFLOP/s; the conv
@@ -41,7 +41,10 @@ KB_PROBLEM(.title = "ConvTranspose3d Scale BatchNorm GlobalAvgPool",
                      KB_PARAM("conv_transpose.weight", KB_F32, KB_DIMS(CIN, COUT, K, K, K), KB_KAIMING(COUT * K * K * K)),
                      KB_PARAM("conv_transpose.bias", KB_F32, KB_DIMS(COUT), KB_KAIMING(COUT * K * K * K)),
                      KB_PARAM("batch_norm.weight", KB_F32, KB_DIMS(COUT), KB_ONES),
-                     KB_PARAM("batch_norm.bias", KB_F32, KB_DIMS(COUT), KB_ZEROS)),
+                     KB_PARAM("batch_norm.bias", KB_F32, KB_DIMS(COUT), KB_ZEROS),
+                     KB_STATE("batch_norm.running_mean", KB_F32, KB_DIMS(COUT), KB_ZEROS),
+                     KB_STATE("batch_norm.running_var", KB_F32, KB_DIMS(COUT), KB_ONES),
+                     KB_STATE("batch_norm.num_batches_tracked", KB_I64, KB_SCALAR_DIMS, KB_ZEROS)),
            /* terms: the conv's 8000 products (C_in * 5*5*5 taps), the batch statistics over
             * N*D*H*W values, the mean over D*H*W (their product: the conservative count) */
            KB_OUTPUTS(KB_OUTPUT("y", KB_F32, KB_DIMS(BATCH, COUT, 1, 1, 1),

@@ -12,7 +12,7 @@
  * broadcasts it, no CPU scalar: kb_mul with scale first, as written); nn.Softmax(dim=1)
  * (host_softmax, one block per row: kb_softmax). Each temporary is freed once the next op has
  * read it.
- * Deliberate difference, none touching y: the running statistics are module buffers; the
+ * Deliberate difference, none touching y: the running statistics are module state (KB_STATE, bound to the submission's buffers); the
  * reference passes none (their update kernel runs as the plain invstd kernel; num_batches_tracked
  * += 1 not reproduced), as L1/33.
  * Accuracy: terms = 8192 * (1024 + 8192): batch statistics over 1024 GEMM outputs of 8192 terms,
@@ -43,7 +43,10 @@ KB_PROBLEM(.title = "Gemm BatchNorm Scaling Softmax",
                      KB_PARAM("gemm.weight", KB_F32, KB_DIMS(OUT, IN), KB_KAIMING(IN)),
                      KB_PARAM("gemm.bias", KB_F32, KB_DIMS(OUT), KB_KAIMING(IN)),
                      KB_PARAM("bn.weight", KB_F32, KB_DIMS(OUT), KB_ONES),
-                     KB_PARAM("bn.bias", KB_F32, KB_DIMS(OUT), KB_ZEROS)),
+                     KB_PARAM("bn.bias", KB_F32, KB_DIMS(OUT), KB_ZEROS),
+                     KB_STATE("bn.running_mean", KB_F32, KB_DIMS(OUT), KB_ZEROS),
+                     KB_STATE("bn.running_var", KB_F32, KB_DIMS(OUT), KB_ONES),
+                     KB_STATE("bn.num_batches_tracked", KB_I64, KB_SCALAR_DIMS, KB_ZEROS)),
            KB_OUTPUTS(KB_OUTPUT("y", KB_F32, KB_DIMS(BATCH, OUT), .terms = (int64_t)IN * (BATCH + OUT))),
            .flops = 2.0 * BATCH * OUT * IN + 15.0 * BATCH * OUT, /* GEMM; bias, the norm (~8), mul, softmax (5) */
            .flags = KB_PROB_CENTERED)

@@ -11,7 +11,7 @@
  * one-element (1,) bias (a CUDA tensor broadcast by TensorIterator; the csv calls it 0-d); the
  * division by 1.0 (a Python scalar: eager still launches x * (1/1.0), kb_divs); sigmoid and the
  * mul. Each temporary is freed once the next op has read it.
- * Deliberate difference, none touching y: the running statistics are module buffers; the
+ * Deliberate difference, none touching y: the running statistics are module state (KB_STATE, bound to the submission's buffers); the
  * reference passes none (their update kernel runs as the plain invstd kernel; num_batches_tracked
  * += 1 not reproduced), as L1/33.
  * Accuracy: terms = 8192 * 1024 (batch statistics over 1024 GEMM outputs of 8192 terms).
@@ -44,7 +44,10 @@ KB_PROBLEM(.title = "Matmul BatchNorm BiasAdd Divide Swish",
                      KB_PARAM("matmul.weight", KB_F32, KB_DIMS(OUT, IN), KB_KAIMING(IN)),
                      KB_PARAM("matmul.bias", KB_F32, KB_DIMS(OUT), KB_KAIMING(IN)),
                      KB_PARAM("bn.weight", KB_F32, KB_DIMS(OUT), KB_ONES),
-                     KB_PARAM("bn.bias", KB_F32, KB_DIMS(OUT), KB_ZEROS)),
+                     KB_PARAM("bn.bias", KB_F32, KB_DIMS(OUT), KB_ZEROS),
+                     KB_STATE("bn.running_mean", KB_F32, KB_DIMS(OUT), KB_ZEROS),
+                     KB_STATE("bn.running_var", KB_F32, KB_DIMS(OUT), KB_ONES),
+                     KB_STATE("bn.num_batches_tracked", KB_I64, KB_SCALAR_DIMS, KB_ZEROS)),
            KB_OUTPUTS(KB_OUTPUT("y", KB_F32, KB_DIMS(BATCH, OUT), .terms = (int64_t)IN * BATCH)),
            /* GEMM; bias, the norm (~8), add, div, sigmoid (4), mul */
            .flops = 2.0 * BATCH * OUT * IN + 16.0 * BATCH * OUT,

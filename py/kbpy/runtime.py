@@ -41,7 +41,7 @@ DTYPES = {0: (torch.float32, 4), 1: (torch.float16, 2), 2: (torch.bfloat16, 2), 
 # the same dtype as a __cuda_array_interface__ typestr (bf16 has none: wrapped as int16, viewed)
 TYPESTR = {torch.float32: "<f4", torch.float16: "<f2", torch.bfloat16: "<i2", torch.float64: "<f8",
            torch.int64: "<i8", torch.int32: "<i4", torch.bool: "|b1"}
-ROLE_INPUT, ROLE_PARAM = 0, 1
+ROLE_INPUT, ROLE_PARAM, ROLE_STATE = 0, 1, 3
 
 # outcome kinds the load hook may return (lib/core/kb_artifact.h, kb_outcome)
 OUT_LOAD_ERROR = 10
@@ -181,6 +181,61 @@ def _shape(t):
     return list(t.shape)
 
 
+def module_state(model):
+    """The module's state as the harness names it: every registered buffer (named_buffers()'s
+    names and order), then every plain tensor attribute of every submodule ("h0", "blk.mask"),
+    as [(name, owner, attribute, tensor)]."""
+    out, seen = [], set()
+    for prefix, mod in model.named_modules():
+        for k, b in mod._buffers.items():
+            if b is not None and id(b) not in seen:
+                seen.add(id(b))
+                out.append(((prefix + "." if prefix else "") + k, mod, k, b))
+    for prefix, mod in model.named_modules():
+        for k, v in vars(mod).items():
+            if isinstance(v, torch.Tensor) and not isinstance(v, torch.nn.Parameter) and id(v) not in seen:
+                seen.add(id(v))
+                out.append(((prefix + "." if prefix else "") + k, mod, k, v))
+    return out
+
+
+def bind_state(model, want, cls="ModelNew"):
+    """Which of the module's state takes which of the harness's (want: [(name, tensor)], the
+    problem's state in its descriptor's order). As bind_parameters: by name where the module has
+    that name with that shape and dtype, the rest by shape and order among the module's state left.
+    Unlike a parameter, state the module does not have is no error: a ModelNew may compute without
+    it (a fused BatchNorm that keeps no running statistics); its outputs are checked all the same.
+    Returns (pairs [(owner, attribute, tensor)], binding): "name" when every piece was bound by
+    name, else the others as "shape(a<-x,...)", "order(b<-y,...)" (module's name <- problem's)
+    and "unbound(z,...)" (the module has nothing of that shape and dtype left)."""
+    mine = module_state(model)
+    by_name = {n: (o, a, t) for n, o, a, t in mine}
+
+    def fits(t, h):
+        return _shape(t) == _shape(h) and t.dtype == h.dtype
+
+    pairs, rest, used = [], [], set()
+    for n, h in want:
+        m = by_name.get(n)
+        if m and fits(m[2], h):
+            pairs.append((m[0], m[1], h))
+            used.add(n)
+        else:
+            rest.append((n, h))
+    free = [(n, o, a, t) for n, o, a, t in mine if n not in used and n not in dict(want)]
+    how = {"shape": [], "order": [], "unbound": []}
+    for n, h in rest:
+        k = next((i for i, f in enumerate(free) if fits(f[3], h)), None)
+        if k is None:
+            how["unbound"].append(n)
+            continue
+        f = free.pop(k)
+        pairs.append((f[1], f[2], h))
+        several = sum(1 for _, x in rest if fits(x, h)) > 1
+        how["order" if several else "shape"].append("%s<-%s" % (f[0], n))
+    return pairs, ",".join("%s(%s)" % (k, ",".join(v)) for k, v in how.items() if v) if rest else "name"
+
+
 def bind_parameters(mine, want, cls="ModelNew"):
     """Which of the module's parameters takes which of the harness's. mine: [(name, parameter)], the
     module's named_parameters() (its own parameters first, then its submodules', each in
@@ -255,6 +310,7 @@ class Target:
         self.in_call = False
         self.ext_before = 0
         self.binding = None  # how its parameters were bound (bind_parameters), said in the first call's note
+        self.params, self.state = [], []  # (name, tensor) of the harness, in the descriptor's order (setup)
         self.float64 = float64  # the witness stage's fp64 reference: model and inputs in float64
 
     # ---- before the sandbox ---------------------------------------------------------------------
@@ -267,11 +323,12 @@ class Target:
         self.stream = torch.cuda.ExternalStream(stream_ptr, device=self.device)
         torch.cuda.set_stream(self.stream)
         self.set_math(matmul_tf32, cudnn_tf32)
-        self.inputs, self.params, self.outputs = [], [], []
+        self.inputs, self.params, self.state, self.outputs = [], [], [], []
         for name, role, dt, shape, ptr, is_out in tensors:
             dtype = DTYPES[dt][0]
             t = wrap(ptr, shape, dtype)
-            (self.outputs if is_out else self.params if role == ROLE_PARAM else self.inputs).append((name, t))
+            (self.outputs if is_out else self.params if role == ROLE_PARAM else self.state if role == ROLE_STATE
+             else self.inputs).append((name, t))
         self._warm()
         trace("cuBLAS, cuBLASLt, cuDNN warmed")
         # the problem's spec (our own file): its get_init_inputs, and its Model for the baseline
@@ -422,6 +479,16 @@ class Target:
         for p, t in pairs:
             p.data = t
             p.requires_grad_(False)
+        if self.state:
+            # module state (buffers, tensor attributes): the harness's memory becomes the module's,
+            # so an in-place update (BatchNorm's running statistics) lands where the harness put it
+            spairs, show = bind_state(model, self.state, self.cls_name)
+            for owner, attr, t in spairs:
+                if attr in owner._buffers:
+                    owner._buffers[attr] = t
+                else:
+                    setattr(owner, attr, t)  # a plain tensor attribute (an RNN's h0)
+            self.binding = "%s; state %s" % (how, show)
         return ""
 
     def before_call(self):

@@ -92,7 +92,7 @@ static int print_outcome(const char *path)
     return rc != 0;
 }
 
-/* One line per tensor: id, kind (input/param/output), name, dtype, shape (comma-separated, "" for
+/* One line per tensor: id, kind (input/param/state/output), name, dtype, shape (comma-separated, "" for
  * 0-d), generator kind -- what tests/cpu/spec_match.py compares with the problem's .py. */
 static int print_specs(const char *so)
 {
@@ -108,7 +108,7 @@ static int print_specs(const char *so)
         uint32_t n = k ? p->n_outputs : p->n_inputs;
         const kb_tensor_spec *t = k ? p->outputs : p->inputs;
         for (uint32_t i = 0; i < n; i++) {
-            printf("%s\t%s\t%s\t%s\t", p->id, k ? "output" : t[i].role == KB_ROLE_PARAM ? "param" : "input",
+            printf("%s\t%s\t%s\t%s\t", p->id, k ? "output" : t[i].role == KB_ROLE_PARAM ? "param" : t[i].role == KB_ROLE_STATE ? "state" : "input",
                    t[i].name, (unsigned)t[i].dtype < 7 ? dt[t[i].dtype] : "?");
             for (int d = 0; d < t[i].ndim; d++)
                 printf("%s%lld", d ? "," : "", (long long)t[i].shape[d]);

@@ -8,6 +8,9 @@ no memory, no GPU):
     Python number is a 0-d float32 or int64 input);
   - parameters: Model(*get_init_inputs()).named_parameters() are the descriptor's params, same
     names, order and shapes;
+  - state: the Model's named_buffers() then its plain tensor attributes (kbpy.runtime.module_state)
+    are the descriptor's state, same names, order, shapes and dtypes, and the runner's
+    bind_state of the unchanged Model binds every one by name;
   - binding: the runner's own binding (kbpy.runtime.bind_parameters) of the spec's Model, taken
     unchanged as a submission's ModelNew, to the harness's parameters as the descriptor lists them
     (names, shapes, KB_INPUTS order) binds every one by name;
@@ -60,10 +63,10 @@ def describe(x):
     return type(x).__name__, "?"
 
 
-def harness_params(rows):
-    """The harness's parameter list as the runner gets it: the descriptor's params in KB_INPUTS order."""
+def harness_params(rows, kind="param"):
+    """The harness's parameter (or state) list as the runner gets it: the descriptor's, in its order."""
     return [(r[2], torch.empty(tuple(int(d) for d in r[4].split(",") if d), dtype=DTYPES[r[3]], device="meta"))
-            for r in rows if r[1] == "param"]
+            for r in rows if r[1] == kind]
 
 
 def check(pid, rows, pyfile):
@@ -87,6 +90,10 @@ def check(pid, rows, pyfile):
     want = [(r[2], r[4], r[3]) for r in params]
     if mine != want:
         errs.append("parameters: .py %s, descriptor %s" % (mine, want))
+    mine_s = [(n, shape_str(t.shape), str(t.dtype).replace("torch.", "")) for n, _, _, t in runtime.module_state(model)]
+    want_s = [(r[2], r[4], r[3]) for r in rows if r[1] == "state"]
+    if mine_s != want_s:
+        errs.append("state (buffers, tensor attributes): .py %s, descriptor %s" % (mine_s, want_s))
 
     class ModelNew(mod.Model):  # the spec's Model as a submission would take it unchanged
         pass
@@ -97,6 +104,9 @@ def check(pid, rows, pyfile):
     _, how, err = runtime.bind_parameters(list(same.named_parameters()), harness_params(rows))
     if err or how != "name":
         errs.append("binding of the unchanged Model: %s" % (err or how))
+    _, show = runtime.bind_state(same, harness_params(rows, "state"))
+    if show != "name":
+        errs.append("state binding of the unchanged Model: %s" % show)
     if not errs:
         try:
             with torch.no_grad():

@@ -56,7 +56,7 @@ static void test_struct_layout(void **state)
         L(kb_problem, n_inputs, 24),   L(kb_problem, inputs, 32), L(kb_problem, n_outputs, 40),
         L(kb_problem, outputs, 48),    L(kb_problem, flops, 56),  L(kb_problem, bytes, 64),
         L(kb_problem, flags, 72),      L(kb_problem, reference, 80), L(kb_problem, replay, 88),
-        S(kb_problem, 96),
+        L(kb_problem, describe, 96), S(kb_problem, 104),
         S(kb_dtype, 4), S(cudaStream_t, 8),
     };
     for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
@@ -82,10 +82,13 @@ static void test_enums(void **state)
                   kb_dtype_size((kb_dtype)dt[i].got));
     }
     KBT_CHECK(kb_dtype_size((kb_dtype)7) == 0 && kb_dtype_size((kb_dtype)-1) == 0, "unknown dtypes have size 0");
-    KBT_CHECK(KB_ROLE_INPUT == 0 && KB_ROLE_PARAM == 1 && KB_ROLE_OUTPUT == 2, "kb_role values");
+    KBT_CHECK(KB_ROLE_INPUT == 0 && KB_ROLE_PARAM == 1 && KB_ROLE_OUTPUT == 2 && KB_ROLE_STATE == 3, "kb_role values");
     const int gens[] = {KB_GEN_RAND, KB_GEN_RANDN, KB_GEN_UNIFORM, KB_GEN_KAIMING_UNIFORM, KB_GEN_ONES, KB_GEN_ZEROS,
-                        KB_GEN_RANDINT, KB_GEN_CONST, KB_GEN_BERNOULLI, KB_GEN_SIGN, KB_GEN_LOGUNIFORM_SIGNED};
-    for (int i = 0; i < 11; i++)
+                        KB_GEN_RANDINT, KB_GEN_CONST, KB_GEN_BERNOULLI, KB_GEN_SIGN, KB_GEN_LOGUNIFORM_SIGNED,
+                        KB_GEN_RAND_SYMMETRIC, KB_GEN_RAND_TRIU, KB_GEN_RAND_TRIL, KB_GEN_RAND_SOFTMAX,
+                        KB_GEN_RAND_SCALED, KB_GEN_NORMAL};
+    KBT_CHECK(KB_GEN_LAST == 16, "KB_GEN_LAST = %d", KB_GEN_LAST);
+    for (int i = 0; i < 17; i++)
         KBT_CHECK(gens[i] == i, "generator kind %d has value %d", i, gens[i]);
     KBT_CHECK(KB_PROB_NONDETERMINISTIC == 1 && KB_PROB_EXCLUDED == 2 && KB_PROB_INPUT_BLIND == 4, "problem flags");
     KBT_CHECK(!strcmp(KB_PROBLEM_SYMBOL, "kb_problem_descriptor"), "descriptor symbol %s", KB_PROBLEM_SYMBOL);

@@ -270,6 +270,59 @@ class BindOwnLinear(unittest.TestCase):
         self.assertEqual([t for _, t in pairs], [t for _, t in want])
 
 
+class BnNet(nn.Module):
+    """state as KernelBench's networks hold it: BatchNorm buffers, a registered mask, an RNN's h0"""
+
+    def __init__(self, h0_name="h0"):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.bn = nn.BatchNorm2d(8)
+        self.register_buffer("mask", torch.tril(torch.ones(4, 4)))
+        setattr(self, h0_name, torch.randn(2, 4))
+
+    def forward(self, x):
+        return self.bn(self.conv(x))
+
+
+def harness_state():
+    """the problem's state in its descriptor's order (named_buffers(), then tensor attributes)"""
+    return [("mask", torch.full((4, 4), 7.0)), ("bn.running_mean", torch.full((8,), 1.0)),
+            ("bn.running_var", torch.full((8,), 2.0)), ("bn.num_batches_tracked", torch.zeros((), dtype=torch.long)),
+            ("h0", torch.full((2, 4), 3.0))]
+
+
+class BindState(unittest.TestCase):
+    """module state (KB_ROLE_STATE) is bound to the harness's memory: by name, the rest by shape and
+    order; state the module does not have is left unbound (no error); an in-place update lands in
+    the harness's tensor, as eager's BatchNorm updates its running statistics."""
+
+    def test_module_state_order(self):
+        self.assertEqual([n for n, _, _, _ in runtime.module_state(BnNet())],
+                         ["mask", "bn.running_mean", "bn.running_var", "bn.num_batches_tracked", "h0"])
+
+    def test_by_name(self):
+        m, want = BnNet(), harness_state()
+        t = target([])
+        t.params = [(n, torch.zeros_like(p)) for n, p in m.named_parameters()]
+        t.state = want
+        self.assertEqual(t._bind(m), "")
+        self.assertEqual(t.binding, "name; state name")
+        self.assertIs(m.bn.running_mean, want[1][1])
+        self.assertIs(m.h0, want[4][1])
+        self.assertEqual(float(m.mask[0, 0]), 7.0)
+        m.train()
+        m(torch.randn(2, 3, 6, 6))  # training mode: the running statistics are updated in place
+        self.assertNotEqual(float(want[1][1][0]), 1.0)
+        self.assertEqual(int(want[3][1]), 1)
+
+    def test_renamed_and_missing(self):
+        m = BnNet(h0_name="hidden")
+        del m.mask  # a ModelNew that builds its mask in forward
+        pairs, how = runtime.bind_state(m, harness_state())
+        self.assertEqual(how, "shape(hidden<-h0),unbound(mask)")
+        self.assertEqual(len(pairs), 4)
+
+
 class Scalars(unittest.TestCase):
     """A forward() argument that get_inputs() gives as a Python number reaches the model as that
     number (KernelBench's L1/5 `A * s`), refreshed from the harness's 0-d tensor before a call."""

@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "core/kb_problem_load.h"
+#include "kb/net.h"
 #include "core/kb_proc.h"
 
 static int ref_ok(kb_ctx *ctx, const kb_args *args)
@@ -47,7 +48,7 @@ static void make_good(fixture *f)
     };
     memcpy(f->in, in, sizeof in);
     memcpy(f->out, out, sizeof out);
-    kb_problem p = {KB_ABI_VERSION, "level1/999_test", "Test", NIN, f->in, NOUT, f->out, 1.0, 2.0, 0, ref_ok};
+    kb_problem p = {KB_ABI_VERSION, "level1/999_test", "Test", NIN, f->in, NOUT, f->out, 1.0, 2.0, 0, ref_ok, NULL, NULL};
     f->p = p;
 }
 
@@ -72,6 +73,10 @@ static void m_no_name(fixture *f) { f->in[3].name = NULL; }
 static void m_empty_name(fixture *f) { f->out[0].name = ""; }
 static void m_params_first(fixture *f) { f->in[1].role = KB_ROLE_PARAM; f->in[2].role = KB_ROLE_INPUT; }
 static void m_input_role(fixture *f) { f->in[0].role = KB_ROLE_OUTPUT; }
+static void m_state_first(fixture *f) { f->in[3].role = KB_ROLE_STATE; } /* then the parameter eps */
+static void m_same_name(fixture *f) { f->in[4].name = "weight"; }
+static void m_normal_neg_std(fixture *f) { f->in[2].gen = (kb_gen){KB_GEN_NORMAL, 0, -0.01}; }
+static void m_normal_nan(fixture *f) { f->in[2].gen = (kb_gen){KB_GEN_NORMAL, NAN, 1}; }
 static void m_kaiming_no_fan(fixture *f) { f->in[2].gen.a = 0; }
 static void m_kaiming_neg_fan(fixture *f) { f->in[2].gen.a = -3; }
 static void m_randint_equal(fixture *f) { f->in[3].gen.a = 10; f->in[3].gen.b = 10; }
@@ -84,7 +89,7 @@ static void m_bernoulli_big(fixture *f) { f->in[1].gen.a = 1.5; }
 static void m_bernoulli_nan(fixture *f) { f->in[1].gen.a = NAN; }
 static void m_const_nan(fixture *f) { f->in[4].gen.a = NAN; }
 static void m_no_outputs(fixture *f) { f->p.n_outputs = 0; }
-static void m_many_outputs(fixture *f) { f->p.n_outputs = KB_PROBLEM_MAX_OUTPUTS + 1; }
+static void m_many_outputs(fixture *f) { f->p.n_outputs = KB_MAX_OUTPUTS + 1; }
 static void m_many_inputs(fixture *f) { f->p.n_inputs = KB_PROBLEM_MAX_INPUTS + 1; }
 static void m_null_inputs(fixture *f) { f->p.inputs = NULL; }
 static void m_null_outputs(fixture *f) { f->p.outputs = NULL; }
@@ -103,7 +108,11 @@ static const bad_case bad_cases[] = {
     {"negative ndim", m_negative_ndim, {"mask", "ndim -1"}},
     {"unnamed input", m_no_name, {"input 3", "no name"}},
     {"empty output name", m_empty_name, {"output 0", "no name"}},
-    {"parameters before inputs", m_params_first, {"before parameters", "weight"}},
+    {"parameters before inputs", m_params_first, {"forward() arguments come first", "weight"}},
+    {"state before a parameter", m_state_first, {"then module state", "eps", "parameter after a piece of state"}},
+    {"two tensors of one name", m_same_name, {"two tensors are named weight", "2 and 4"}},
+    {"normal with std < 0", m_normal_neg_std, {"weight", "normal", "std"}},
+    {"normal with a NaN mean", m_normal_nan, {"weight", "normal", "mean"}},
     {"output role among inputs", m_input_role, {"x", "role"}},
     {"kaiming without fan_in", m_kaiming_no_fan, {"weight", "fan_in"}},
     {"kaiming with negative fan_in", m_kaiming_neg_fan, {"weight", "fan_in"}},
@@ -117,8 +126,8 @@ static const bad_case bad_cases[] = {
     {"bernoulli p NaN", m_bernoulli_nan, {"mask", "bernoulli", "nan"}},
     {"const NaN", m_const_nan, {"eps", "const", "finite"}},
     {"no outputs", m_no_outputs, {"0 outputs"}},
-    {"65 outputs", m_many_outputs, {"65 outputs"}},
-    {"65537 inputs", m_many_inputs, {"65537 inputs"}},
+    {"17 outputs", m_many_outputs, {"17 outputs", "KB_MAX_OUTPUTS"}},
+    {"65537 inputs", m_many_inputs, {"65537 inputs", "KB_PROBLEM_MAX_INPUTS"}},
     {"inputs pointer NULL", m_null_inputs, {"level1/999_test", "inputs"}},
     {"outputs pointer NULL", m_null_outputs, {"level1/999_test", "outputs"}},
 };
@@ -250,6 +259,125 @@ static int build_so(const char *dir, const char *name, const char *src, char *so
     return ok ? 0 : -1;
 }
 
+/* ---- a network's tensor list (kb/net.h) --------------------------------------------------------- */
+
+/* a two-block residual net, as its __init__ creates it: conv1, bn1, layer1.{0,1}.{conv1,bn1,conv2,bn2},
+ * layer1.0.downsample.{0,1}, fc; plus an RNN and a tensor attribute h0 */
+static void describe_net(kb_net *n)
+{
+    kb_net_conv2d(n, "conv1", 3, 8, 3, 0);
+    kb_net_batchnorm(n, "bn1", 8);
+    for (int b = 0; b < 2; b++) {
+        kb_net_push(n, "layer1.%d", b);
+        kb_net_conv2d(n, "conv1", b ? 16 : 8, 16, 3, 0);
+        kb_net_batchnorm(n, "bn1", 16);
+        kb_net_conv2d(n, "conv2", 16, 16, 3, 0);
+        kb_net_batchnorm(n, "bn2", 16);
+        if (b == 0) {
+            kb_net_push(n, "downsample");
+            kb_net_conv2d(n, "0", 8, 16, 1, 0);
+            kb_net_batchnorm(n, "1", 16);
+            kb_net_pop(n);
+        }
+        kb_net_pop(n);
+    }
+    kb_net_linear(n, "fc", 16, 10, 1);
+    kb_net_rnn(n, "lstm", 4, 10, 32, 2, 1, 1);
+    kb_net_state(n, "h0", KB_F32, KB_NET_DIMS(4, 2, 32), {KB_GEN_NORMAL, 0, 1});
+}
+
+static void describe_open_scope(kb_net *n)
+{
+    kb_net_push(n, "block");
+    kb_net_linear(n, "fc", 4, 4, 1);
+}
+
+static void describe_input_in_scope(kb_net *n)
+{
+    kb_net_push(n, "block");
+    kb_net_input(n, "x", KB_F32, KB_NET_DIMS(4), {KB_GEN_RAND, 0, 0});
+    kb_net_pop(n);
+}
+
+static void describe_bad_groups(kb_net *n) { kb_net_conv2d_g(n, "dw", 6, 8, 3, 4, 0); }
+
+static const kb_tensor_spec net_x[] = {{"x", KB_F32, KB_SHAPE(2, 3, 16, 16), KB_ROLE_INPUT, {KB_GEN_RAND, 0, 0}, 0}};
+static const kb_tensor_spec net_y[] = {{"y", KB_F32, KB_SHAPE(2, 10), KB_ROLE_OUTPUT, {KB_GEN_ZEROS, 0, 0}, 0}};
+
+static void test_describe(void **state)
+{
+    (void)state;
+    kb_problem p = {KB_ABI_VERSION, "level3/999_net", "Net", 1, net_x, 1, net_y, 1.0, 0, 0, ref_ok, NULL, describe_net};
+    kb_err err = {0};
+    const kb_problem *q = kb_problem_expand(&p, &err);
+    KBT_CHECK(q && q != &p, "expand: %s", err.msg);
+    KBT_CHECK(kb_problem_validate(q, &err) == 0, "the expanded net fails validation: %s", err.msg);
+    /* x; 20 parameters of the conv net + 16 of the LSTM (2 layers x 2 directions x 4); 6 BNs x 3 buffers + h0 */
+    uint32_t n_in = 0, n_par = 0, n_st = 0;
+    for (uint32_t i = 0; i < q->n_inputs; i++) {
+        kb_role r = q->inputs[i].role;
+        n_in += r == KB_ROLE_INPUT;
+        n_par += r == KB_ROLE_PARAM;
+        n_st += r == KB_ROLE_STATE;
+    }
+    KBT_CHECK(n_in == 1 && n_par == 20 + 16 && n_st == 6 * 3 + 1, "inputs %u, parameters %u, state %u", n_in, n_par,
+              n_st);
+    /* named_parameters()' order: creation order, the submodules' after their parent's own */
+    const char *want[] = {"x", "conv1.weight", "bn1.weight", "bn1.bias", "layer1.0.conv1.weight", "layer1.0.bn1.weight",
+                          "layer1.0.bn1.bias", "layer1.0.conv2.weight", "layer1.0.bn2.weight", "layer1.0.bn2.bias",
+                          "layer1.0.downsample.0.weight", "layer1.0.downsample.1.weight", "layer1.0.downsample.1.bias",
+                          "layer1.1.conv1.weight"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        KBT_CHECK(!strcmp(q->inputs[i].name, want[i]), "tensor %zu is %s, want %s", i, q->inputs[i].name, want[i]);
+    const kb_tensor_spec *first_state = &q->inputs[1 + n_par];
+    KBT_CHECK(!strcmp(first_state->name, "bn1.running_mean") && first_state->role == KB_ROLE_STATE,
+              "the first state is %s", first_state->name);
+    const kb_tensor_spec *nbt = &q->inputs[1 + n_par + 2];
+    KBT_CHECK(!strcmp(nbt->name, "bn1.num_batches_tracked") && nbt->dtype == KB_I64 && nbt->ndim == 0,
+              "%s: dtype %d ndim %d", nbt->name, nbt->dtype, nbt->ndim);
+    const kb_tensor_spec *last = &q->inputs[q->n_inputs - 1];
+    KBT_CHECK(!strcmp(last->name, "h0") && last->gen.kind == KB_GEN_NORMAL, "the last tensor is %s", last->name);
+    /* shapes and PyTorch's initialisers */
+    const kb_tensor_spec *ds = &q->inputs[10], *w1 = &q->inputs[13], *fcb = NULL, *rev = NULL;
+    for (uint32_t i = 0; i < q->n_inputs; i++) {
+        if (!strcmp(q->inputs[i].name, "fc.bias"))
+            fcb = &q->inputs[i];
+        if (!strcmp(q->inputs[i].name, "lstm.weight_ih_l1_reverse"))
+            rev = &q->inputs[i];
+    }
+    KBT_CHECK(ds->ndim == 4 && ds->shape[0] == 16 && ds->shape[1] == 8 && ds->shape[2] == 1 &&
+                  ds->gen.kind == KB_GEN_KAIMING_UNIFORM && ds->gen.a == 8,
+              "%s: (%lld, %lld, %lld), fan_in %g", ds->name, (long long)ds->shape[0], (long long)ds->shape[1],
+              (long long)ds->shape[2], ds->gen.a);
+    KBT_CHECK(w1->shape[1] == 16 && w1->gen.a == 16 * 9, "layer1.1.conv1: in %lld fan_in %g", (long long)w1->shape[1],
+              w1->gen.a);
+    KBT_CHECK(fcb && fcb->ndim == 1 && fcb->shape[0] == 10 && fcb->gen.a == 16, "fc.bias");
+    /* layer 1 of a bidirectional LSTM reads both directions of layer 0: (4*32, 2*32), U(+-1/sqrt(32)) */
+    KBT_CHECK(rev && rev->shape[0] == 128 && rev->shape[1] == 64 && rev->gen.kind == KB_GEN_UNIFORM &&
+                  fabs(rev->gen.b - 1 / sqrt(32.0)) < 1e-15,
+              "lstm.weight_ih_l1_reverse");
+    print_message("describe: %u tensors (1 argument, %u parameters, %u state) in named_parameters()/named_buffers() order\n",
+                  q->n_inputs, n_par, n_st);
+    /* describe()'s errors refuse the problem, naming what went wrong */
+    struct {
+        void (*fn)(kb_net *);
+        const char *needle;
+    } bad[] = {{describe_open_scope, "left 1 submodule scope(s) open (block.)"},
+               {describe_input_in_scope, "x: a forward() argument belongs to no submodule"},
+               {describe_bad_groups, "dw: 6 and 8 channels do not split into 4 groups"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        p.describe = bad[i].fn;
+        memset(&err, 0, sizeof err);
+        KBT_CHECK(kb_problem_expand(&p, &err) == NULL && strstr(err.msg, bad[i].needle) &&
+                      strstr(err.msg, "level3/999_net"),
+                  "bad describe %zu: %s", i, err.msg);
+        print_message("  %s\n", err.msg);
+    }
+    /* a descriptor without describe() is itself */
+    p.describe = NULL;
+    KBT_CHECK(kb_problem_expand(&p, &err) == &p, "expand changed a static descriptor");
+}
+
 static void test_load(void **state)
 {
     (void)state;
@@ -297,6 +425,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_bytes),
+        cmocka_unit_test(test_describe),
         cmocka_unit_test(test_load),
     };
     return cmocka_run_group_tests_name("problem", tests, NULL, NULL);

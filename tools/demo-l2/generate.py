@@ -144,7 +144,7 @@ def call_args(text, macro):
 def tensors(desc, macro):
     out = []
     for item in split_top(call_args(desc, macro)):
-        m = re.match(r'KB_(INPUT|PARAM|OUTPUT)\(\s*"([^"]+)"\s*,\s*(KB_\w+)\s*,\s*(.*)\)$', item, re.S)
+        m = re.match(r'KB_(INPUT|PARAM|STATE|OUTPUT)\(\s*"([^"]+)"\s*,\s*(KB_\w+)\s*,\s*(.*)\)$', item, re.S)
         if not m:
             raise GenError('%s: cannot read %r' % (macro, item[:60]))
         rest = m.group(4).strip()

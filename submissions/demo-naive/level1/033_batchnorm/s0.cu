@@ -120,7 +120,7 @@ normalize(const float *__restrict__ x, const float2 *__restrict__ stats, const f
 
 extern "C" int kb_forward(const kb_args *args)
 {
-    if (args == NULL || args->abi_version != KB_ABI_VERSION || args->n_inputs != 3 || args->n_outputs != 1)
+    if (args == NULL || args->abi_version != KB_ABI_VERSION || args->n_inputs != 6 || args->n_outputs != 1) /* x, weight, bias, 3 buffers */
         return 1;
     const kb_input *x = &args->inputs[0], *w = &args->inputs[1], *b = &args->inputs[2];
     const kb_output *y = &args->outputs[0];

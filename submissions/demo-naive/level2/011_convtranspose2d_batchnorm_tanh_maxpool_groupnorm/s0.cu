@@ -1309,6 +1309,9 @@ static const nk_spec nk_inputs[] = {
     {"batch_norm.bias", KB_F32, 1, {COUT}},
     {"group_norm.weight", KB_F32, 1, {COUT}},
     {"group_norm.bias", KB_F32, 1, {COUT}},
+    {"batch_norm.running_mean", KB_F32, 1, {COUT}},
+    {"batch_norm.running_var", KB_F32, 1, {COUT}},
+    {"batch_norm.num_batches_tracked", KB_I64, 0, {}},
 };
 
 static const nk_spec nk_outputs[] = {

@@ -1226,6 +1226,9 @@ static const nk_spec nk_inputs[] = {
     {"conv_transpose.bias", KB_F32, 1, {COUT}},
     {"batch_norm.weight", KB_F32, 1, {COUT}},
     {"batch_norm.bias", KB_F32, 1, {COUT}},
+    {"batch_norm.running_mean", KB_F32, 1, {COUT}},
+    {"batch_norm.running_var", KB_F32, 1, {COUT}},
+    {"batch_norm.num_batches_tracked", KB_I64, 0, {}},
 };
 
 static const nk_spec nk_outputs[] = {

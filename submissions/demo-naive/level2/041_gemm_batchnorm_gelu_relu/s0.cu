@@ -948,6 +948,9 @@ static const nk_spec nk_inputs[] = {
     {"gemm.bias", KB_F32, 1, {OUT}},
     {"batch_norm.weight", KB_F32, 1, {OUT}},
     {"batch_norm.bias", KB_F32, 1, {OUT}},
+    {"batch_norm.running_mean", KB_F32, 1, {OUT}},
+    {"batch_norm.running_var", KB_F32, 1, {OUT}},
+    {"batch_norm.num_batches_tracked", KB_I64, 0, {}},
 };
 
 static const nk_spec nk_outputs[] = {

@@ -1130,6 +1130,9 @@ static const nk_spec nk_inputs[] = {
     {"conv.bias", KB_F32, 1, {COUT}},
     {"bn.weight", KB_F32, 1, {COUT}},
     {"bn.bias", KB_F32, 1, {COUT}},
+    {"bn.running_mean", KB_F32, 1, {COUT}},
+    {"bn.running_var", KB_F32, 1, {COUT}},
+    {"bn.num_batches_tracked", KB_I64, 0, {}},
 };
 
 static const nk_spec nk_outputs[] = {

@@ -1095,6 +1095,9 @@ static const nk_spec nk_inputs[] = {
     {"gemm.bias", KB_F32, 1, {OUT}},
     {"bn.weight", KB_F32, 1, {OUT}},
     {"bn.bias", KB_F32, 1, {OUT}},
+    {"bn.running_mean", KB_F32, 1, {OUT}},
+    {"bn.running_var", KB_F32, 1, {OUT}},
+    {"bn.num_batches_tracked", KB_I64, 0, {}},
 };
 
 static const nk_spec nk_outputs[] = {

@@ -351,7 +351,7 @@ static const kb_input *input(const kb_args *a, const char *name, int ndim)
 
 extern "C" int kb_forward(const kb_args *args)
 {
-    if (args == NULL || args->abi_version != KB_ABI_VERSION || args->n_inputs != 5 || args->n_outputs != 1)
+    if (args == NULL || args->abi_version != KB_ABI_VERSION || args->n_inputs != 8 || args->n_outputs != 1) /* x, 4 parameters, the batch norm's 3 buffers */
         return 1;
     const kb_input *x = input(args, "x", 5), *w = input(args, "conv_transpose.weight", 5),
                    *cb = input(args, "conv_transpose.bias", 1), *bw = input(args, "batch_norm.weight", 1),

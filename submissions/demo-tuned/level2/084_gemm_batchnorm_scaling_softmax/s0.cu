@@ -326,7 +326,7 @@ static int aligned16(const void *p) { return ((uintptr_t)p % 16) == 0; }
 
 extern "C" int kb_forward(const kb_args *args)
 {
-    if (args == NULL || args->abi_version != KB_ABI_VERSION || args->n_inputs != 6 || args->n_outputs != 1)
+    if (args == NULL || args->abi_version != KB_ABI_VERSION || args->n_inputs != 9 || args->n_outputs != 1) /* then the batch norm's 3 buffers */
         return 1;
     const kb_input *x = input(args, "x", 2), *scale = input(args, "scale", 1), *W = input(args, "gemm.weight", 2),
                    *b = input(args, "gemm.bias", 1), *bw = input(args, "bn.weight", 1),
