@@ -179,6 +179,7 @@ static void load_sanity(const char *dir, kb_sample_rec *s, kb_notes *notes)
     s->kernel_ci_lo_ms = s->kernel_ci_hi_ms = NAN;
     char timer[16] = "";
     attr_str(r, KB_GRP_CONFIG, KB_CONF_TIMER, timer, sizeof timer);
+    snprintf(s->timer, sizeof s->timer, "%s", timer);
     const kb_timer_spec *ts = kb_timer_find(timer); /* the artifact's timer, as its row says */
     if (ran && attr_i64(r, KB_ROOT, KB_ATTR_TIMED, 0) == 1 && ts && ts->statistic == KB_STAT_MEDIAN_MINUS_OVERHEAD) {
         /* the robust timer reports the median: the CI of the median, moved by what reported_ms subtracts from it (overhead, floor) */
@@ -345,6 +346,46 @@ void kb_load_sample(const char *dir, const char *name, const char *protocol, kb_
     load_memory(dir, s, notes);
 }
 
+const char *kb_baseline_name(kb_baseline b) { return b == KB_BASELINE_TORCH ? "torch" : "c"; }
+
+const char *kb_baseline_label(kb_baseline b) { return b == KB_BASELINE_TORCH ? "PyTorch eager" : "the C baseline"; }
+
+int kb_baseline_parse(const char *name, kb_baseline *out)
+{
+    if (name && !strcmp(name, "c"))
+        *out = KB_BASELINE_C;
+    else if (name && !strcmp(name, "torch"))
+        *out = KB_BASELINE_TORCH;
+    else
+        return -1;
+    return 0;
+}
+
+/* What a problem is (title, FLOPs, bytes, flags) from the root of a baseline artifact. */
+static void load_problem_attrs(kb_h5r *r, kb_problem_rec *p)
+{
+    attr_str(r, KB_ROOT, KB_ATTR_TITLE, p->title, sizeof p->title);
+    p->flops = attr_f64(r, KB_ROOT, KB_ATTR_FLOPS, NAN);
+    p->bytes = attr_f64(r, KB_ROOT, KB_ATTR_BYTES, NAN);
+    p->excluded = (attr_i64(r, KB_ROOT, KB_ATTR_PROBLEM_FLAGS, 0) & KB_PROB_EXCLUDED) != 0;
+}
+
+static void load_baseline_memory(const char *dir, kb_problem_rec *p, kb_notes *notes)
+{
+    char path[2048];
+    kb_h5r *r = open_stage(dir, KB_FILE_MEMORY, KB_STAGE_MEMORY " (baseline)", path, sizeof path, notes);
+    if (r) {
+        for (int b = 0; b < KB_N_BASE; b++) {
+            char g[32], out[64];
+            snprintf(g, sizeof g, "/%s", kb_base_name((kb_base)b));
+            attr_str(r, g, KB_ATTR_OUTCOME, out, sizeof out);
+            if (!strcmp(out, kb_outcome_name(KB_OUT_OK)) && attr_i64(r, g, KB_ATTR_TRACKED, 1) != 0)
+                p->base_peak[b] = attr_f64(r, g, KB_ATTR_PEAK_BYTES, NAN);
+        }
+        kb_h5r_close(r);
+    }
+}
+
 void kb_load_baseline(const char *dir, kb_problem_rec *p, kb_notes *notes)
 {
     static const char *files[] = {KB_FILE_BASELINE, KB_FILE_MEMORY};
@@ -352,11 +393,9 @@ void kb_load_baseline(const char *dir, kb_problem_rec *p, kb_notes *notes)
     char path[2048];
     kb_h5r *r = open_stage(dir, KB_FILE_BASELINE, KB_STAGE_BASELINE, path, sizeof path, notes);
     if (r) {
-        attr_str(r, KB_ROOT, KB_ATTR_TITLE, p->title, sizeof p->title);
+        load_problem_attrs(r, p);
         attr_str(r, KB_ROOT, KB_ATTR_GPU_UUID, p->gpu_uuid, sizeof p->gpu_uuid);
-        p->flops = attr_f64(r, KB_ROOT, KB_ATTR_FLOPS, NAN);
-        p->bytes = attr_f64(r, KB_ROOT, KB_ATTR_BYTES, NAN);
-        p->excluded = (attr_i64(r, KB_ROOT, KB_ATTR_PROBLEM_FLAGS, 0) & KB_PROB_EXCLUDED) != 0;
+        attr_str(r, KB_GRP_CONFIG, KB_CONF_TIMER, p->timer, sizeof p->timer);
         for (int b = 0; b < KB_N_BASE; b++) {
             char g[32], tg[48], out[64];
             snprintf(g, sizeof g, "/%s", kb_base_name((kb_base)b));
@@ -369,17 +408,51 @@ void kb_load_baseline(const char *dir, kb_problem_rec *p, kb_notes *notes)
         }
         kb_h5r_close(r);
     }
-    r = open_stage(dir, KB_FILE_MEMORY, KB_STAGE_MEMORY " (baseline)", path, sizeof path, notes);
+    load_baseline_memory(dir, p, notes);
+}
+
+/* BASELINE=torch: eager's times from fidelity.h5 (/<mode> @torch_outcome, /<mode>/<timer>
+ * @torch_ms under the timer of its /config), its board; title, FLOPs, bytes and flags from
+ * baseline-time.h5 where it exists (its times are not read), else from fidelity.h5's root; the peak
+ * from the C baseline's memory-profile.h5. */
+int kb_load_baseline_eager(const char *dir, kb_problem_rec *p, char *timer, size_t timer_len, kb_notes *notes)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/" KB_FILE_FIDELITY, dir);
+    if (!kb_file_exists(path))
+        return -1;
+    kb_h5r *r = open_stage(dir, KB_FILE_FIDELITY, KB_STAGE_FIDELITY, path, sizeof path, notes);
     if (r) {
+        load_problem_attrs(r, p);
+        attr_str(r, KB_ROOT, KB_ATTR_GPU_UUID, p->gpu_uuid, sizeof p->gpu_uuid);
+        attr_str(r, KB_GRP_CONFIG, KB_CONF_TIMER, p->timer, sizeof p->timer);
+        if (!p->timer[0]) /* a record without its config: the protocol's own timer */
+            snprintf(p->timer, sizeof p->timer, "%s", kb_timer_name(KB_TIMER_PAPER));
+        snprintf(timer, timer_len, "%s", p->timer);
         for (int b = 0; b < KB_N_BASE; b++) {
-            char g[32], out[64];
+            char g[32], tg[64], out[64];
             snprintf(g, sizeof g, "/%s", kb_base_name((kb_base)b));
-            attr_str(r, g, KB_ATTR_OUTCOME, out, sizeof out);
-            if (!strcmp(out, kb_outcome_name(KB_OUT_OK)) && attr_i64(r, g, KB_ATTR_TRACKED, 1) != 0)
-                p->base_peak[b] = attr_f64(r, g, KB_ATTR_PEAK_BYTES, NAN);
+            snprintf(tg, sizeof tg, "/%s/%s", kb_base_name((kb_base)b), p->timer);
+            attr_str(r, g, KB_ATTR_TORCH_OUTCOME, out, sizeof out);
+            p->base_ms[b] = !strcmp(out, kb_outcome_name(KB_OUT_OK)) ? attr_f64(r, tg, KB_ATTR_TORCH_MS, NAN) : NAN;
+            if (!isfinite(p->base_ms[b]))
+                kb_note(notes, 0, "%s: PyTorch eager has no %s time under the %s timer (outcome '%s'): speedups "
+                        "against it are NaN", path, kb_base_name((kb_base)b), p->timer, out[0] ? out : "none");
         }
         kb_h5r_close(r);
     }
+    char bpath[2048];
+    snprintf(bpath, sizeof bpath, "%s/" KB_FILE_BASELINE, dir);
+    if (kb_file_exists(bpath)) {
+        int st;
+        kb_h5r *b = open_artifact(bpath, KB_STAGE_BASELINE, notes, &st);
+        if (b) {
+            load_problem_attrs(b, p);
+            kb_h5r_close(b);
+        }
+    }
+    load_baseline_memory(dir, p, notes);
+    return 0;
 }
 
 /* ---- the tree -------------------------------------------------------------------------------- */
@@ -584,11 +657,99 @@ static int kb_dir_is_reserved(const char *name)
     return !strcmp(name, KB_DIR_BASELINE) || kb_dir_is(name, KB_DIR_TABLES) || kb_dir_is(name, KB_DIR_REPORT_INPUTS);
 }
 
-int kb_report_load(kb_report *r, const char *artifacts, const char *const *problems, size_t n_problems,
-                   const char *models_csv, const char *submissions, const char *reference_csv, kb_err *err)
+/* sampled[p] = 1 where some model has a sample of problem p: a sample directory in the tree, or a
+ * failed response in its extraction.csv (a malformed one is reported when it is read for the tables). */
+static int mark_sampled(const kb_report *r, const char *submissions, unsigned char *sampled)
 {
+    const kb_data *d = &r->data;
+    for (size_t m = 0; m < d->n_models; m++) {
+        for (size_t p = 0; p < d->n_problems; p++) {
+            char dir[2048];
+            snprintf(dir, sizeof dir, "%s/%s/%s", r->artifacts, d->models[m], d->problems[p].id);
+            char **v = NULL;
+            size_t n = 0;
+            if (list_dirs(dir, &v, &n) != 0)
+                return -1;
+            sampled[p] |= n > 0;
+            free_strs(v, n);
+        }
+        char path[4096];
+        kb_extract_row *rows = NULL;
+        size_t n = 0;
+        kb_err ignored = {0};
+        if (!submissions)
+            continue;
+        snprintf(path, sizeof path, "%s/%s/extraction.csv", submissions, d->models[m]);
+        if (!kb_file_exists(path) || kb_read_extraction_csv(path, &rows, &n, &ignored) != 0)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            int p = strcmp(rows[i].outcome, "ok") ? problem_index(d, rows[i].problem) : -1;
+            if (p >= 0)
+                sampled[p] = 1;
+        }
+        free(rows);
+    }
+    return 0;
+}
+
+/* Does the baseline directory hold any of the baseline's artifacts? */
+static int baseline_dir_used(const char *dir)
+{
+    static const char *files[] = {KB_FILE_BASELINE, KB_FILE_MEMORY, KB_FILE_FIDELITY};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[2200];
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        if (kb_file_exists(path))
+            return 1;
+    }
+    return 0;
+}
+
+/* A problem that no model has a sample for, without eager's time: what it is, from baseline-time.h5
+ * if there is one (no note: no table needs its baseline). */
+static void load_problem_quietly(const char *dir, kb_problem_rec *p)
+{
+    char path[2200];
+    snprintf(path, sizeof path, "%s/" KB_FILE_BASELINE, dir);
+    kb_notes quiet = {0};
+    int st;
+    kb_h5r *r = kb_file_exists(path) ? open_artifact(path, KB_STAGE_BASELINE, &quiet, &st) : NULL;
+    if (r) {
+        load_problem_attrs(r, p);
+        kb_h5r_close(r);
+    }
+    kb_notes_free(&quiet);
+}
+
+/* The problems (given as levelN/NNN, what PROBLEM= takes) of a make command, comma-separated, or
+ * "" when they do not fit. */
+static void problem_arg(const kb_data *d, const unsigned char *want, char *buf, size_t len)
+{
+    size_t l = 0;
+    buf[0] = '\0';
+    for (size_t p = 0; p < d->n_problems; p++)
+        if (want[p]) {
+            const char *id = d->problems[p].id, *u = strchr(id, '_');
+            int n = u ? (int)(u - id) : (int)strlen(id);
+            int w = snprintf(buf + l, len - l, "%s%.*s", l ? "," : "", n, id);
+            if (w < 0 || (size_t)w >= len - l) {
+                buf[0] = '\0';
+                return;
+            }
+            l += (size_t)w;
+        }
+}
+
+int kb_report_load(kb_report *r, const char *artifacts, const char *const *problems, size_t n_problems,
+                   const char *models_csv, const char *submissions, const char *reference_csv,
+                   const kb_report_opts *opts, kb_err *err)
+{
+    static const kb_report_opts no_opts = {0};
+    if (!opts)
+        opts = &no_opts;
     memset(r, 0, sizeof *r);
     r->tau = NAN;
+    r->baseline = opts->baseline;
     snprintf(r->artifacts, sizeof r->artifacts, "%s", artifacts);
     size_t alen = strlen(r->artifacts);
     while (alen > 1 && r->artifacts[alen - 1] == '/')
@@ -691,15 +852,60 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
             kb_note(&r->notes, 0, "problem '%s' names no level (levelN/NNN_name): counted only in 'all'", problems[p]);
     }
 
-    /* baselines (an absent tree was reported once above) */
+    /* baselines (an absent tree was reported once above). A problem no model has a sample for
+     * needs none (make baselines MODEL=... makes none for it): it is a failure in every
+     * denominator whatever its baseline, and its excluded flag is its descriptor's (opts). */
+    unsigned char *sampled = calloc(n_problems ? n_problems : 1, 1), *no_eager = calloc(n_problems ? n_problems : 1, 1);
+    if (!sampled || !no_eager || mark_sampled(r, submissions, sampled) != 0) {
+        free(sampled);
+        free(no_eager);
+        goto oom;
+    }
+    size_t n_no_eager = 0;
+    char no_eager_path[2200] = "";
     for (size_t p = 0; p < n_problems && is_dir(r->artifacts); p++) {
         char dir[2048];
         snprintf(dir, sizeof dir, "%s/" KB_DIR_BASELINE "/%s", r->artifacts, problems[p]);
-        kb_load_baseline(dir, &r->data.problems[p], &r->notes);
-        if (r->data.problems[p].excluded)
+        kb_problem_rec *pr = &r->data.problems[p];
+        pr->excluded = in_list(opts->excluded, opts->n_excluded, problems[p]); /* an artifact's flag wins */
+        if (!sampled[p] && !baseline_dir_used(dir)) {
+            r->n_unscoped++;
+        } else if (r->baseline == KB_BASELINE_C) {
+            kb_load_baseline(dir, pr, &r->notes);
+        } else if (kb_load_baseline_eager(dir, pr, r->base_timer, sizeof r->base_timer, &r->notes) != 0) {
+            if (sampled[p]) {
+                no_eager[p] = 1;
+                if (!n_no_eager++)
+                    snprintf(no_eager_path, sizeof no_eager_path, "%s/" KB_FILE_FIDELITY, dir);
+            } else {
+                r->n_unscoped++;
+                load_problem_quietly(dir, pr);
+            }
+        }
+        if (pr->excluded)
             kb_note(&r->notes, 0, "%s is flagged excluded (its reference is identically zero): left out of every denominator",
                     problems[p]);
     }
+    free(sampled);
+    if (n_no_eager) {
+        char arg[600];
+        problem_arg(&r->data, no_eager, arg, sizeof arg);
+        free(no_eager);
+        kb_errf(err, KB_EXIT_MISSING,
+                "BASELINE=torch divides by PyTorch eager's time, which the fidelity stage records, but %zu problem%s "
+                "that models have samples for %s no fidelity.h5 (%s%s): run `make fidelity %s%s` (a GPU, and PYTHON "
+                "with torch), or `make all BASELINE=torch MODEL=<model>`, which makes them too; or report against the "
+                "C baseline (BASELINE=c). Nothing was written",
+                n_no_eager, n_no_eager == 1 ? "" : "s", n_no_eager == 1 ? "has" : "have", no_eager_path,
+                n_no_eager > 1 ? ", ..." : "", arg[0] ? "PROBLEM=" : "", arg);
+        goto fail;
+    }
+    free(no_eager);
+    if (r->n_unscoped)
+        kb_note(&r->notes, 0, "%zu of the %zu problems have no baseline artifacts and no sample of any model (make "
+                "baselines MODEL=... makes baselines only for the problems its models have samples for): each counts "
+                "as a failure in every denominator, as any problem without a sample does; their baseline columns are "
+                "NaN", r->n_unscoped, n_problems);
 
     /* samples */
     int proto_seen = 0;
@@ -721,6 +927,12 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
                     /* a speedup never divides times from two boards (GPUS= keeps a problem on one) */
                     kb_note(&r->notes, 0, "%s: timed on %s, its baseline on %s: its time is left out of every table "
                             "(a speedup never divides times from two boards)", sdir, s.gpu_uuid, pr->gpu_uuid);
+                    s.kernel_ms = s.kernel_ci_lo_ms = s.kernel_ci_hi_ms = NAN;
+                } else if (isfinite(s.kernel_ms) && s.timer[0] && pr->timer[0] && strcmp(s.timer, pr->timer) != 0) {
+                    /* nor times of two timers */
+                    kb_note(&r->notes, 0, "%s: timed by the %s timer, its baseline (%s) by the %s timer: its time is "
+                            "left out of every table (re-run one of them with the other's TIMER)", sdir, s.timer,
+                            kb_baseline_label(r->baseline), pr->timer);
                     s.kernel_ms = s.kernel_ci_lo_ms = s.kernel_ci_hi_ms = NAN;
                 }
                 if (s.protocol[0] && !proto_seen) {
