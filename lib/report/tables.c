@@ -21,7 +21,7 @@
 enum { ART_OK = 0, ART_MISSING = 1, ART_BAD = 2 };
 
 /* Opens an artifact and checks what every artifact has (schema_version, outcome). */
-static kb_h5r *open_artifact(const char *path, const char *stage, kb_notes *notes, int *state)
+kb_h5r *kbt_open_artifact(const char *path, const char *stage, kb_notes *notes, int *state)
 {
     *state = ART_OK;
     if (!kb_file_exists(path)) {
@@ -56,26 +56,26 @@ static kb_h5r *open_artifact(const char *path, const char *stage, kb_notes *note
 }
 
 /* open_artifact of <dir>/<file> (its path in path). */
-static kb_h5r *open_stage(const char *dir, const char *file, const char *stage, char *path, size_t len, kb_notes *notes)
+kb_h5r *kbt_open_stage(const char *dir, const char *file, const char *stage, char *path, size_t len, kb_notes *notes)
 {
     int st;
     snprintf(path, len, "%s/%s", dir, file);
-    return open_artifact(path, stage, notes, &st);
+    return kbt_open_artifact(path, stage, notes, &st);
 }
 
-static void attr_str(kb_h5r *r, const char *obj, const char *name, char *buf, size_t len)
+void kbt_attr_str(kb_h5r *r, const char *obj, const char *name, char *buf, size_t len)
 {
     if (kb_h5r_attr_str(r, obj, name, buf, len, NULL) != 0)
         buf[0] = '\0';
 }
 
-static int64_t attr_i64(kb_h5r *r, const char *obj, const char *name, int64_t def)
+int64_t kbt_attr_i64(kb_h5r *r, const char *obj, const char *name, int64_t def)
 {
     int64_t v;
     return kb_h5r_attr_i64(r, obj, name, &v, NULL) == 0 ? v : def;
 }
 
-static double attr_f64(kb_h5r *r, const char *obj, const char *name, double def)
+double kbt_attr_f64(kb_h5r *r, const char *obj, const char *name, double def)
 {
     double v;
     return kb_h5r_attr_f64(r, obj, name, &v, NULL) == 0 ? v : def;
@@ -145,16 +145,16 @@ static int ran_to_verdict(const char *outcome)
 static void load_compile(const char *dir, kb_sample_rec *s, kb_notes *notes)
 {
     char path[2048];
-    kb_h5r *r = open_stage(dir, KB_FILE_COMPILE, KB_STAGE_COMPILE, path, sizeof path, notes);
+    kb_h5r *r = kbt_open_stage(dir, KB_FILE_COMPILE, KB_STAGE_COMPILE, path, sizeof path, notes);
     if (!r)
         return;
-    attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->compile_outcome, sizeof s->compile_outcome);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->compile_outcome, sizeof s->compile_outcome);
     s->compiled = !strcmp(s->compile_outcome, kb_outcome_name(KB_OUT_OK));
-    s->calls_library = (int)attr_i64(r, KB_GRP_SYMBOLS, KB_ATTR_CALLS_LIBRARY, -1);
-    attr_str(r, KB_GRP_SYMBOLS, KB_ATTR_REASONS, s->flags, sizeof s->flags);
-    attr_str(r, KB_GRP_SYMBOLS, KB_ATTR_VERDICT, s->scan_verdict, sizeof s->scan_verdict);
-    attr_str(r, KB_GRP_SYMBOLS, KB_ATTR_LIBRARIES, s->libraries, sizeof s->libraries);
-    attr_str(r, KB_ROOT, KB_ATTR_SUBMISSION_KIND, s->kind, sizeof s->kind);
+    s->calls_library = (int)kbt_attr_i64(r, KB_GRP_SYMBOLS, KB_ATTR_CALLS_LIBRARY, -1);
+    kbt_attr_str(r, KB_GRP_SYMBOLS, KB_ATTR_REASONS, s->flags, sizeof s->flags);
+    kbt_attr_str(r, KB_GRP_SYMBOLS, KB_ATTR_VERDICT, s->scan_verdict, sizeof s->scan_verdict);
+    kbt_attr_str(r, KB_GRP_SYMBOLS, KB_ATTR_LIBRARIES, s->libraries, sizeof s->libraries);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_SUBMISSION_KIND, s->kind, sizeof s->kind);
     if (!s->kind[0])
         snprintf(s->kind, sizeof s->kind, KB_KIND_CU); /* records from before the .py kind */
     kb_h5r_close(r);
@@ -163,29 +163,29 @@ static void load_compile(const char *dir, kb_sample_rec *s, kb_notes *notes)
 static void load_sanity(const char *dir, kb_sample_rec *s, kb_notes *notes)
 {
     char path[2048];
-    kb_h5r *r = open_stage(dir, KB_FILE_SANITY, KB_STAGE_SANITY, path, sizeof path, notes);
+    kb_h5r *r = kbt_open_stage(dir, KB_FILE_SANITY, KB_STAGE_SANITY, path, sizeof path, notes);
     if (!r)
         return;
-    attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->std_outcome, sizeof s->std_outcome);
-    attr_str(r, KB_ROOT, KB_ATTR_PROTOCOL, s->protocol, sizeof s->protocol);
-    attr_str(r, KB_ROOT, KB_ATTR_GPU_UUID, s->gpu_uuid, sizeof s->gpu_uuid);
-    s->tau = attr_f64(r, KB_GRP_CONFIG, KB_CONF_TAU, NAN);
-    int ran = attr_i64(r, KB_ROOT, KB_ATTR_RAN, 1) != 0;
-    s->std_correct = ran && attr_i64(r, KB_ROOT, KB_ATTR_CORRECT, 0) == 1;
-    s->trials_run = (int)attr_i64(r, KB_ROOT, KB_ATTR_TRIALS_RUN, ran ? -1 : 0);
-    s->trials_passed = (int)attr_i64(r, KB_ROOT, KB_ATTR_TRIALS_PASSED, ran ? -1 : 0);
-    if (ran && attr_i64(r, KB_ROOT, KB_ATTR_TIMED, 0) == 1)
-        s->kernel_ms = attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_REPORTED_MS, NAN);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->std_outcome, sizeof s->std_outcome);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_PROTOCOL, s->protocol, sizeof s->protocol);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_GPU_UUID, s->gpu_uuid, sizeof s->gpu_uuid);
+    s->tau = kbt_attr_f64(r, KB_GRP_CONFIG, KB_CONF_TAU, NAN);
+    int ran = kbt_attr_i64(r, KB_ROOT, KB_ATTR_RAN, 1) != 0;
+    s->std_correct = ran && kbt_attr_i64(r, KB_ROOT, KB_ATTR_CORRECT, 0) == 1;
+    s->trials_run = (int)kbt_attr_i64(r, KB_ROOT, KB_ATTR_TRIALS_RUN, ran ? -1 : 0);
+    s->trials_passed = (int)kbt_attr_i64(r, KB_ROOT, KB_ATTR_TRIALS_PASSED, ran ? -1 : 0);
+    if (ran && kbt_attr_i64(r, KB_ROOT, KB_ATTR_TIMED, 0) == 1)
+        s->kernel_ms = kbt_attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_REPORTED_MS, NAN);
     s->kernel_ci_lo_ms = s->kernel_ci_hi_ms = NAN;
     char timer[16] = "";
-    attr_str(r, KB_GRP_CONFIG, KB_CONF_TIMER, timer, sizeof timer);
+    kbt_attr_str(r, KB_GRP_CONFIG, KB_CONF_TIMER, timer, sizeof timer);
     snprintf(s->timer, sizeof s->timer, "%s", timer);
     const kb_timer_spec *ts = kb_timer_find(timer); /* the artifact's timer, as its row says */
-    if (ran && attr_i64(r, KB_ROOT, KB_ATTR_TIMED, 0) == 1 && ts && ts->statistic == KB_STAT_MEDIAN_MINUS_OVERHEAD) {
+    if (ran && kbt_attr_i64(r, KB_ROOT, KB_ATTR_TIMED, 0) == 1 && ts && ts->statistic == KB_STAT_MEDIAN_MINUS_OVERHEAD) {
         /* the robust timer reports the median: the CI of the median, moved by what reported_ms subtracts from it (overhead, floor) */
-        double med = attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_MEDIAN_MS, NAN);
-        double lo = attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_MEDIAN_CI_LO_MS, NAN),
-               hi = attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_MEDIAN_CI_HI_MS, NAN);
+        double med = kbt_attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_MEDIAN_MS, NAN);
+        double lo = kbt_attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_MEDIAN_CI_LO_MS, NAN),
+               hi = kbt_attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_MEDIAN_CI_HI_MS, NAN);
         if (isfinite(med) && isfinite(lo) && isfinite(hi) && isfinite(s->kernel_ms)) {
             s->kernel_ci_lo_ms = lo - med + s->kernel_ms;
             s->kernel_ci_hi_ms = hi - med + s->kernel_ms;
@@ -212,7 +212,7 @@ static void load_sanity(const char *dir, kb_sample_rec *s, kb_notes *notes)
         int calls_ok = 1;
         for (size_t t = 0; t < nt; t++)
             calls_ok &= !strcmp(outc[t], kb_outcome_name(KB_OUT_OK));
-        int64_t want = attr_i64(r, KB_GRP_CONFIG, KB_CONF_STD_TRIALS, -1);
+        int64_t want = kbt_attr_i64(r, KB_GRP_CONFIG, KB_CONF_STD_TRIALS, -1);
         if (calls_ok) {
             double *req = calloc(nt ? nt : 1, sizeof *req);
             int64_t *skip = NULL;
@@ -240,20 +240,20 @@ static void load_sanity(const char *dir, kb_sample_rec *s, kb_notes *notes)
 static void load_verify(const char *dir, const char *protocol, kb_sample_rec *s, kb_notes *notes)
 {
     char path[2048];
-    kb_h5r *r = open_stage(dir, KB_FILE_VERIFY, KB_STAGE_VERIFY, path, sizeof path, notes);
+    kb_h5r *r = kbt_open_stage(dir, KB_FILE_VERIFY, KB_STAGE_VERIFY, path, sizeof path, notes);
     if (!r)
         return;
-    attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->ver_outcome, sizeof s->ver_outcome);
-    attr_str(r, KB_ROOT, KB_ATTR_REASON, s->reason, sizeof s->reason);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->ver_outcome, sizeof s->ver_outcome);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_REASON, s->reason, sizeof s->reason);
     char proto[32];
-    attr_str(r, KB_ROOT, KB_ATTR_PROTOCOL, proto, sizeof proto);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_PROTOCOL, proto, sizeof proto);
     if (!proto[0])
         snprintf(proto, sizeof proto, "%s", protocol ? protocol : "");
-    int ran = attr_i64(r, KB_ROOT, KB_ATTR_RAN, 1) != 0;
-    s->hidden_pass = ran && attr_i64(r, KB_ROOT, KB_ATTR_VERIFIED, 0) == 1;
+    int ran = kbt_attr_i64(r, KB_ROOT, KB_ATTR_RAN, 1) != 0;
+    s->hidden_pass = ran && kbt_attr_i64(r, KB_ROOT, KB_ATTR_VERIFIED, 0) == 1;
     /* the TF32 condition's verdict: an artifact from before the TF32 rule (or of the paper
      * protocol, where the two are one) has the one verdict */
-    s->hidden_pass_tf32 = ran ? (int)(attr_i64(r, KB_ROOT, KB_ATTR_VERIFIED_TF32, s->hidden_pass) == 1) : 0;
+    s->hidden_pass_tf32 = ran ? (int)(kbt_attr_i64(r, KB_ROOT, KB_ATTR_VERIFIED_TF32, s->hidden_pass) == 1) : 0;
 
     char **names = NULL, **outc = NULL;
     size_t nn = 0, no = 0, nr = 0, nsk = 0, np = 0;
@@ -310,19 +310,19 @@ static void load_verify(const char *dir, const char *protocol, kb_sample_rec *s,
 static void load_memory(const char *dir, kb_sample_rec *s, kb_notes *notes)
 {
     char path[2048];
-    kb_h5r *r = open_stage(dir, KB_FILE_MEMORY, KB_STAGE_MEMORY, path, sizeof path, notes);
+    kb_h5r *r = kbt_open_stage(dir, KB_FILE_MEMORY, KB_STAGE_MEMORY, path, sizeof path, notes);
     if (!r)
         return;
-    attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->mem_outcome, sizeof s->mem_outcome);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->mem_outcome, sizeof s->mem_outcome);
     char g_out[64];
-    attr_str(r, KB_GRP_MEMORY, KB_ATTR_OUTCOME, g_out, sizeof g_out);
-    if (!strcmp(g_out, kb_outcome_name(KB_OUT_OK)) && attr_i64(r, KB_GRP_MEMORY, KB_ATTR_TRACKED, 1) != 0)
-        s->peak_bytes = attr_f64(r, KB_GRP_MEMORY, KB_ATTR_PEAK_BYTES, NAN);
+    kbt_attr_str(r, KB_GRP_MEMORY, KB_ATTR_OUTCOME, g_out, sizeof g_out);
+    if (!strcmp(g_out, kb_outcome_name(KB_OUT_OK)) && kbt_attr_i64(r, KB_GRP_MEMORY, KB_ATTR_TRACKED, 1) != 0)
+        s->peak_bytes = kbt_attr_f64(r, KB_GRP_MEMORY, KB_ATTR_PEAK_BYTES, NAN);
     kb_h5r_close(r);
 }
 
 /* One note for a directory where none of the files exist, instead of one per file. */
-static kb_notes *notes_unless_all_missing(const char *dir, const char *const *files, size_t n, const char *what,
+kb_notes *kbt_notes_unless_all_missing(const char *dir, const char *const *files, size_t n, const char *what,
                                           kb_notes *notes)
 {
     for (size_t i = 0; i < n; i++) {
@@ -338,121 +338,12 @@ static kb_notes *notes_unless_all_missing(const char *dir, const char *const *fi
 void kb_load_sample(const char *dir, const char *name, const char *protocol, kb_sample_rec *s, kb_notes *notes)
 {
     static const char *files[] = {KB_FILE_COMPILE, KB_FILE_SANITY, KB_FILE_VERIFY, KB_FILE_MEMORY};
-    notes = notes_unless_all_missing(dir, files, 4, "no stage has", notes);
+    notes = kbt_notes_unless_all_missing(dir, files, 4, "no stage has", notes);
     kb_sample_init(s, name);
     load_compile(dir, s, notes);
     load_sanity(dir, s, notes);
     load_verify(dir, protocol, s, notes);
     load_memory(dir, s, notes);
-}
-
-const char *kb_baseline_name(kb_baseline b) { return b == KB_BASELINE_TORCH ? "torch" : "c"; }
-
-const char *kb_baseline_label(kb_baseline b) { return b == KB_BASELINE_TORCH ? "PyTorch eager" : "the C baseline"; }
-
-int kb_baseline_parse(const char *name, kb_baseline *out)
-{
-    if (name && !strcmp(name, "c"))
-        *out = KB_BASELINE_C;
-    else if (name && !strcmp(name, "torch"))
-        *out = KB_BASELINE_TORCH;
-    else
-        return -1;
-    return 0;
-}
-
-/* What a problem is (title, FLOPs, bytes, flags) from the root of a baseline artifact. */
-static void load_problem_attrs(kb_h5r *r, kb_problem_rec *p)
-{
-    attr_str(r, KB_ROOT, KB_ATTR_TITLE, p->title, sizeof p->title);
-    p->flops = attr_f64(r, KB_ROOT, KB_ATTR_FLOPS, NAN);
-    p->bytes = attr_f64(r, KB_ROOT, KB_ATTR_BYTES, NAN);
-    p->excluded = (attr_i64(r, KB_ROOT, KB_ATTR_PROBLEM_FLAGS, 0) & KB_PROB_EXCLUDED) != 0;
-}
-
-static void load_baseline_memory(const char *dir, kb_problem_rec *p, kb_notes *notes)
-{
-    char path[2048];
-    kb_h5r *r = open_stage(dir, KB_FILE_MEMORY, KB_STAGE_MEMORY " (baseline)", path, sizeof path, notes);
-    if (r) {
-        for (int b = 0; b < KB_N_BASE; b++) {
-            char g[32], out[64];
-            snprintf(g, sizeof g, "/%s", kb_base_name((kb_base)b));
-            attr_str(r, g, KB_ATTR_OUTCOME, out, sizeof out);
-            if (!strcmp(out, kb_outcome_name(KB_OUT_OK)) && attr_i64(r, g, KB_ATTR_TRACKED, 1) != 0)
-                p->base_peak[b] = attr_f64(r, g, KB_ATTR_PEAK_BYTES, NAN);
-        }
-        kb_h5r_close(r);
-    }
-}
-
-void kb_load_baseline(const char *dir, kb_problem_rec *p, kb_notes *notes)
-{
-    static const char *files[] = {KB_FILE_BASELINE, KB_FILE_MEMORY};
-    notes = notes_unless_all_missing(dir, files, 2, "the baseline stages have", notes);
-    char path[2048];
-    kb_h5r *r = open_stage(dir, KB_FILE_BASELINE, KB_STAGE_BASELINE, path, sizeof path, notes);
-    if (r) {
-        load_problem_attrs(r, p);
-        attr_str(r, KB_ROOT, KB_ATTR_GPU_UUID, p->gpu_uuid, sizeof p->gpu_uuid);
-        attr_str(r, KB_GRP_CONFIG, KB_CONF_TIMER, p->timer, sizeof p->timer);
-        for (int b = 0; b < KB_N_BASE; b++) {
-            char g[32], tg[48], out[64];
-            snprintf(g, sizeof g, "/%s", kb_base_name((kb_base)b));
-            snprintf(tg, sizeof tg, "/%s/" KB_GRP_TIMING, kb_base_name((kb_base)b));
-            attr_str(r, g, KB_ATTR_OUTCOME, out, sizeof out);
-            p->base_ms[b] = !strcmp(out, kb_outcome_name(KB_OUT_OK)) ? attr_f64(r, tg, KB_ATTR_REPORTED_MS, NAN) : NAN;
-            if (!isfinite(p->base_ms[b]))
-                kb_note(notes, 0, "%s: the %s baseline has no time (outcome '%s'): speedups against it are NaN", path,
-                        kb_base_name((kb_base)b), out);
-        }
-        kb_h5r_close(r);
-    }
-    load_baseline_memory(dir, p, notes);
-}
-
-/* BASELINE=torch: eager's times from fidelity.h5 (/<mode> @torch_outcome, /<mode>/<timer>
- * @torch_ms under the timer of its /config), its board; title, FLOPs, bytes and flags from
- * baseline-time.h5 where it exists (its times are not read), else from fidelity.h5's root; the peak
- * from the C baseline's memory-profile.h5. */
-int kb_load_baseline_eager(const char *dir, kb_problem_rec *p, char *timer, size_t timer_len, kb_notes *notes)
-{
-    char path[2048];
-    snprintf(path, sizeof path, "%s/" KB_FILE_FIDELITY, dir);
-    if (!kb_file_exists(path))
-        return -1;
-    kb_h5r *r = open_stage(dir, KB_FILE_FIDELITY, KB_STAGE_FIDELITY, path, sizeof path, notes);
-    if (r) {
-        load_problem_attrs(r, p);
-        attr_str(r, KB_ROOT, KB_ATTR_GPU_UUID, p->gpu_uuid, sizeof p->gpu_uuid);
-        attr_str(r, KB_GRP_CONFIG, KB_CONF_TIMER, p->timer, sizeof p->timer);
-        if (!p->timer[0]) /* a record without its config: the protocol's own timer */
-            snprintf(p->timer, sizeof p->timer, "%s", kb_timer_name(KB_TIMER_PAPER));
-        snprintf(timer, timer_len, "%s", p->timer);
-        for (int b = 0; b < KB_N_BASE; b++) {
-            char g[32], tg[64], out[64];
-            snprintf(g, sizeof g, "/%s", kb_base_name((kb_base)b));
-            snprintf(tg, sizeof tg, "/%s/%s", kb_base_name((kb_base)b), p->timer);
-            attr_str(r, g, KB_ATTR_TORCH_OUTCOME, out, sizeof out);
-            p->base_ms[b] = !strcmp(out, kb_outcome_name(KB_OUT_OK)) ? attr_f64(r, tg, KB_ATTR_TORCH_MS, NAN) : NAN;
-            if (!isfinite(p->base_ms[b]))
-                kb_note(notes, 0, "%s: PyTorch eager has no %s time under the %s timer (outcome '%s'): speedups "
-                        "against it are NaN", path, kb_base_name((kb_base)b), p->timer, out[0] ? out : "none");
-        }
-        kb_h5r_close(r);
-    }
-    char bpath[2048];
-    snprintf(bpath, sizeof bpath, "%s/" KB_FILE_BASELINE, dir);
-    if (kb_file_exists(bpath)) {
-        int st;
-        kb_h5r *b = open_artifact(bpath, KB_STAGE_BASELINE, notes, &st);
-        if (b) {
-            load_problem_attrs(b, p);
-            kb_h5r_close(b);
-        }
-    }
-    load_baseline_memory(dir, p, notes);
-    return 0;
 }
 
 /* ---- the tree -------------------------------------------------------------------------------- */
@@ -692,35 +583,6 @@ static int mark_sampled(const kb_report *r, const char *submissions, unsigned ch
     return 0;
 }
 
-/* Does the baseline directory hold any of the baseline's artifacts? */
-static int baseline_dir_used(const char *dir)
-{
-    static const char *files[] = {KB_FILE_BASELINE, KB_FILE_MEMORY, KB_FILE_FIDELITY};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        char path[2200];
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        if (kb_file_exists(path))
-            return 1;
-    }
-    return 0;
-}
-
-/* A problem that no model has a sample for, without eager's time: what it is, from baseline-time.h5
- * if there is one (no note: no table needs its baseline). */
-static void load_problem_quietly(const char *dir, kb_problem_rec *p)
-{
-    char path[2200];
-    snprintf(path, sizeof path, "%s/" KB_FILE_BASELINE, dir);
-    kb_notes quiet = {0};
-    int st;
-    kb_h5r *r = kb_file_exists(path) ? open_artifact(path, KB_STAGE_BASELINE, &quiet, &st) : NULL;
-    if (r) {
-        load_problem_attrs(r, p);
-        kb_h5r_close(r);
-    }
-    kb_notes_free(&quiet);
-}
-
 /* The problems (given as levelN/NNN, what PROBLEM= takes) of a make command, comma-separated, or
  * "" when they do not fit. */
 static void problem_arg(const kb_data *d, const unsigned char *want, char *buf, size_t len)
@@ -868,7 +730,7 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
         snprintf(dir, sizeof dir, "%s/" KB_DIR_BASELINE "/%s", r->artifacts, problems[p]);
         kb_problem_rec *pr = &r->data.problems[p];
         pr->excluded = in_list(opts->excluded, opts->n_excluded, problems[p]); /* an artifact's flag wins */
-        if (!sampled[p] && !baseline_dir_used(dir)) {
+        if (!sampled[p] && !kbt_baseline_dir_used(dir)) {
             r->n_unscoped++;
         } else if (r->baseline == KB_BASELINE_C) {
             kb_load_baseline(dir, pr, &r->notes);
@@ -879,7 +741,7 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
                     snprintf(no_eager_path, sizeof no_eager_path, "%s/" KB_FILE_FIDELITY, dir);
             } else {
                 r->n_unscoped++;
-                load_problem_quietly(dir, pr);
+                kbt_load_problem_quietly(dir, pr);
             }
         }
         if (pr->excluded)
