@@ -17,7 +17,7 @@ include mk/goals.mk mk/build.mk mk/pipeline.mk mk/llm.mk mk/mutation.mk mk/test.
 #: all                    evaluate MODEL (every model if empty) in PROTOCOL, then the tables (GPU)
 #: compile                build every submission (no GPU): compile.h5 per sample
 #: cells                  every GPU stage of every sample (sanity-check, verify-distributions, memory-profile)
-#: baselines              the C baselines' time and memory per problem (GPU)
+#: baselines              the baselines per problem (GPU): all, or with MODEL those its samples need; BASELINE=torch: eager's time
 #: report                 tables and figures from the artifacts that exist (no GPU, no stage runs)
 #: fidelity               the C baselines against PyTorch eager: tables/fidelity.csv and its figure (GPU)
 #: prompts                one prompt per problem and style (STYLE=kernelbench|abi; default both): artifacts/prompts/ (no GPU)
@@ -35,5 +35,5 @@ help:
 	@awk -f tools/make-help.awk Makefile config.mk || [ $$? -eq 141 ] # a reader that stops early (grep -q) is no error
 
 ifneq ($(filter all cells compile baselines report,$(GOALS)),)
-$(info kb: PROTOCOL=$(PROTOCOL) TIMER=$(TIMER) TAU=$(TAU) MODEL=$(or $(MODEL),<all>) models=[$(MODELS)] cells=$(words $(CELLS)) problems=$(words $(EVAL_PROBLEMS)) artifacts=$(A) GPUS=$(GPUS) rev=$(KB_GIT_REV))
+$(info kb: PROTOCOL=$(PROTOCOL) TIMER=$(TIMER) TAU=$(TAU) MODEL=$(or $(MODEL),<all>) models=[$(MODELS)] cells=$(words $(CELLS)) problems=$(words $(EVAL_PROBLEMS)) baselines=$(words $(BASELINE_PROBLEMS)) BASELINE=$(BASELINE) artifacts=$(A) GPUS=$(GPUS) rev=$(KB_GIT_REV))
 endif

@@ -11,6 +11,11 @@ LEVELS ?= level1 level2 level3
 # PROBLEM: one problem (level1/019, level1/019_relu or 1/19; several comma-separated), every model
 # unless MODEL says which; empty = all problems of LEVELS.
 PROBLEM ?=
+# BASELINE: the speedups' denominator. c = the C baseline (problems/levelN/NNN_name.c, timed by
+# baseline-time: what comparing kernels needs); torch = PyTorch eager, timed in the same run by the
+# same timer (the fidelity stage's fidelity.h5: the paper's denominator, what reproducing its numbers
+# needs). Its tables go to tables-torch/ and plots/<protocol>-torch/, never beside the C ones.
+BASELINE ?= c
 
 # ---- protocol --------------------------------------------------------------------------------
 # (The knobs of the settings table, lib/core/kb_settings.def, are described by its rows: `make help`
@@ -56,8 +61,9 @@ BUILD ?= build
 ARTIFACTS ?= artifacts
 # Where `make report` writes the tables (CSV, Markdown, LaTeX) and the figures.
 # (with PROBLEM set: tables-<problem>/ and plots/<protocol>-<problem>/, beside the full ones)
-TABLES_DIR ?= $(ARTIFACTS)/$(PROTOCOL)/tables$(PROBLEM_SUFFIX)
-PLOTS_DIR ?= plots/$(PROTOCOL)$(PROBLEM_SUFFIX)
+# (with BASELINE=torch: tables-torch/ and plots/<protocol>-torch/, so the two baselines' never mix)
+TABLES_DIR ?= $(ARTIFACTS)/$(PROTOCOL)/tables$(BASELINE_SUFFIX)$(PROBLEM_SUFFIX)
+PLOTS_DIR ?= plots/$(PROTOCOL)$(BASELINE_SUFFIX)$(PROBLEM_SUFFIX)
 # What `make report` over an archived tree (any ARTIFACTS but the default) makes its tables from:
 # empty = the inputs recorded in the tree when its tables were made (its report-inputs/: the problem
 # set, models.csv, the extraction records, the paper's figures), so an archive gives back its own

@@ -18,7 +18,7 @@ TABLE_KNOBS := $(call settings_of,knob)
 $(foreach t,$(call settings_of,opt),$(eval KB_OPT_$(firstword $(subst =, ,$t)) := $(lastword $(subst =, ,$t))))
 # each protocol's default timer (its row's): config.mk's TIMER default reads KB_PTIMER_$(PROTOCOL)
 $(foreach t,$(call settings_of,ptimer),$(eval KB_PTIMER_$(firstword $(subst =, ,$t)) := $(lastword $(subst =, ,$t))))
-KNOB_NAMES := $(TABLE_KNOBS) GPUS SLURM
+KNOB_NAMES := $(TABLE_KNOBS) GPUS SLURM BASELINE
 ifneq ($(filter-out help deps,$(GOALS)),)
 KNOB_ERR := $(shell env $(foreach k,$(KNOB_NAMES),KB_K_$(k)='$($(k))') awk -v checks='$(filter check:%,$(SETTINGS))' \
   -v protocols='$(call settings_of,protocol)' -v timers='$(call settings_of,timer)' -f tools/check-knobs.awk)

@@ -113,6 +113,24 @@ endif
 CELLS := $(filter $(ONLY_CELLS),$(CELLS))
 endif
 CELL_PROBLEMS := $(sort $(foreach c,$(CELLS),$(call cell_problem,$c)))
+# The problems whose baselines this run makes (make all, make baselines; the tables wait for them):
+# those PROBLEM names; else, with MODEL, those a model of MODELS has a sample for, as kb-aggregate
+# counts samples: a file, or a failed response (a row of submissions/<model>/extraction.csv whose
+# outcome is not ok); else (no MODEL) every problem. A problem no model has a sample for needs no
+# baseline: it is a failure in every denominator whatever its baseline (docs/metrics.md, "Problems
+# without a baseline"), and its excluded flag is read from its source (EXCLUDED_PROBLEMS).
+EXTRACT_FAILED_PROBLEMS = $(filter $(EVAL_PROBLEMS),$(shell awk -F, 'FNR > 1 && $$3 != "ok" { print $$1 }' \
+  /dev/null $(wildcard $(MODELS:%=submissions/%/extraction.csv))))
+ifneq ($(strip $(PROBLEM)),)
+BASELINE_PROBLEMS := $(EVAL_PROBLEMS)
+else ifneq ($(MODEL),)
+BASELINE_PROBLEMS := $(filter $(sort $(CELL_PROBLEMS) $(if $(strip $(ONLY_CELLS)),,$(EXTRACT_FAILED_PROBLEMS))),$(EVAL_PROBLEMS))
+else
+BASELINE_PROBLEMS := $(EVAL_PROBLEMS)
+endif
+# the problems whose descriptor flags them excluded (KB_PROB_EXCLUDED outside a comment): what the
+# tables leave out of every denominator when a problem has no baseline artifact to say so
+EXCLUDED_PROBLEMS := $(patsubst problems/%.c,%,$(shell grep -lE '^[^*/]*\<KB_PROB_EXCLUDED\>' /dev/null $(PROBLEM_SRC)))
 
 # ---- knobs, as stage options, and their stamps ---------------------------------------------------
 # every knob of the table, as --option value (each stage reads what it needs; all are recorded)
@@ -137,6 +155,10 @@ stage_stamp = $(strip $(foreach k,$(call settings_of,stamp:$1),$(call stamp_valu
 STAMP_compile := $(call stage_stamp,compile) $(CUDA_GENCODE)
 STAMPED := sanity-check verify-distributions baseline-time memory-profile
 $(foreach s,$(STAMPED),$(eval STAMP_$s := $(call stage_stamp,$s)))
+# BASELINE (c | torch, checked in mk/goals.mk): the speedups' denominator. Its tables have their own
+# directories (config.mk: TABLES_DIR, PLOTS_DIR), and a stamp that remakes them when it changes
+# (a TABLES_DIR given by hand never keeps the other baseline's tables).
+BASELINE_SUFFIX := $(if $(filter torch,$(BASELINE)),-torch)
 # NO_TIMING=1 (make mutation's own tree): the standard check without the timing; in the stamp, so a
 # tree is never half timed
 ifeq ($(filter $(NO_TIMING),0 1),)
@@ -153,6 +175,7 @@ update_stamp = $(shell mkdir -p $(dir $1) && { echo '$2' | cmp -s - <(tr -s ' ' 
 # stamp, and the witness stamp below)
 ifneq ($(filter-out mutation witness,$(GOALS)),)
 $(foreach s,$(STAMPED),$(call update_stamp,$(STAMPS)/$(s).stamp,$(STAMP_$(s))))
+$(call update_stamp,$(STAMPS)/tables-baseline.stamp,$(BASELINE))
 endif
 $(call update_stamp,$(BUILD)/stamps/compile.stamp,$(STAMP_compile))
 ifneq ($(READS_SUBMISSIONS),)
@@ -218,15 +241,20 @@ $(A)/baseline/%/baseline-time.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(cal
 $(A)/baseline/%/memory-profile.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash $(call tool,kb-runner) $(call tool,kb-memory-profile) $(STAMPS)/memory-profile.stamp | $(MODELS_OK)
 	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-memory-profile $(PROTO_FLAGS) $(GPU_FLAGS) --baseline --problem $< --out $@
 
-# PyTorch eager against the C baseline, per problem (both math modes, both timers, one process).
+# PyTorch eager against the C baseline, per problem (both math modes, both timers, one process);
+# on the board the problem's kernels are timed on, since BASELINE=torch divides by its eager times.
 $(A)/baseline/%/fidelity.h5: $(BUILD)/problems/%.so $(REFHASH)/%.hash problems/%.py $(call tool,kb-runner) $(call tool,libkbrunner) $(KBPY) $(call tool,kb-fidelity) $(STAMPS)/baseline-time.stamp
-	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-fidelity $(PROTO_FLAGS) $(GPU_FLAGS) --problem $< --spec problems/$*.py --out $@
+	$(Q)$(STAGE_RUN) $(LAUNCH) $(BIN)/kb-fidelity $(PROTO_FLAGS) $(call TIMED_FLAGS,$*) --problem $< --spec problems/$*.py --out $@
 
 # ---- what to make ----------------------------------------------------------------------------------
 GPU_CELL_STAGES := sanity-check verify-distributions memory-profile
 COMPILE_ARTIFACTS := $(CELLS:%=$(A)/%/compile.h5)
 CELL_ARTIFACTS := $(COMPILE_ARTIFACTS) $(foreach s,$(GPU_CELL_STAGES),$(CELLS:%=$(A)/%/$(s).h5))
-BASELINE_ARTIFACTS := $(foreach s,baseline-time memory-profile,$(EVAL_PROBLEMS:%=$(A)/baseline/%/$(s).h5))
+# the baselines of BASELINE_PROBLEMS: the C baseline's time and memory; with BASELINE=torch eager's
+# time (fidelity.h5) instead of the C time, and the C baseline's memory profile (fidelity.h5 records
+# no eager peak: docs/metrics.md)
+BASELINE_STAGES := $(if $(BASELINE_SUFFIX),fidelity,baseline-time) memory-profile
+BASELINE_ARTIFACTS := $(foreach s,$(BASELINE_STAGES),$(BASELINE_PROBLEMS:%=$(A)/baseline/%/$(s).h5))
 # Where the tables and figures go (TABLES_DIR, PLOTS_DIR; `make report ARTIFACTS=<archive>
 # TABLES_DIR=... PLOTS_DIR=...` re-renders an archive, from its recorded inputs: below).
 TABLES := $(TABLES_DIR)/summary.csv
@@ -259,8 +287,8 @@ endif
 # A table is made from the artifacts and four inputs beside them: the problem set (every share's
 # denominator), models.csv, the models' extraction records (submissions/<model>/extraction.csv)
 # and the paper's figures (reference/paper-tables.csv). Each time a working tree's tables are made
-# those inputs are recorded in the tree, $(A)/report-inputs/ (problems.txt, models.csv,
-# paper-tables.csv, submissions/<model>/extraction.csv), so that the tree, once archived, is
+# those inputs are recorded in the tree, $(A)/report-inputs/ (problems.txt, excluded.txt: the
+# problems flagged excluded, models.csv, paper-tables.csv, submissions/<model>/extraction.csv), so that the tree, once archived, is
 # reported from what made it: `make report ARTIFACTS=<archive>` uses the archive's record (PROBLEM
 # narrows its problem set) and gives the tables it gave, whatever problems, models or rows were
 # added since. REPORT_INPUTS=live reports an archive from today's inputs instead (and writes no
@@ -285,27 +313,28 @@ endif
 REC_PROBLEMS := $(shell cat $(REPORT_REC)/problems.txt)
 REPORT_PROBLEMS := $(if $(PICKED),$(filter $(PICKED),$(REC_PROBLEMS)),$(REC_PROBLEMS))
 REPORT_ARGS := --problems '$(REPORT_PROBLEMS)' --models-csv $(REPORT_REC)/models.csv --submissions $(REPORT_REC)/submissions \
-  --reference-csv $(REPORT_REC)/paper-tables.csv
+  --reference-csv $(REPORT_REC)/paper-tables.csv $(if $(wildcard $(REPORT_REC)/excluded.txt),--excluded '$(shell cat $(REPORT_REC)/excluded.txt)')
 REPORT_NOTE := echo "make report: the inputs recorded in $(REPORT_REC) ($(words $(REPORT_PROBLEMS)) problems; REPORT_INPUTS=live for today's)" &&
 else
 REPORT_ARGS := --problems '$(EVAL_PROBLEMS)' --models-csv $(MODELS_CSV) --submissions submissions \
-  --reference-csv reference/paper-tables.csv
+  --reference-csv reference/paper-tables.csv --excluded '$(EXCLUDED_PROBLEMS)'
 # the record, written whole or not at all (an archive reported with REPORT_INPUTS=live keeps its own)
 ifneq ($(filter all,$(GOALS))$(filter artifacts,$(ARTIFACTS:%/=%)),)
 RECORD_INPUTS = && r=$(REPORT_REC_OUT).tmp.$$$$ && rm -rf $$r && mkdir -p $$r/submissions && \
-  printf '%s\n' $(EVAL_PROBLEMS) > $$r/problems.txt && cp $(MODELS_CSV) $$r/models.csv && \
+  printf '%s\n' $(EVAL_PROBLEMS) > $$r/problems.txt && printf '%s\n' $(EXCLUDED_PROBLEMS) > $$r/excluded.txt && \
+  cp $(MODELS_CSV) $$r/models.csv && \
   cp reference/paper-tables.csv $$r/paper-tables.csv && \
   for e in $(wildcard submissions/*/extraction.csv); do mkdir -p $$r/$$(dirname $$e) && cp $$e $$r/$$e || exit 1; done && \
   rm -rf $(REPORT_REC_OUT) && mv $$r $(REPORT_REC_OUT)
 endif
 endif
-AGGREGATE = $(REPORT_NOTE) $(LAUNCH) $(BIN)/kb-aggregate --artifacts $(A) $(REPORT_ARGS) --out $(TABLES_DIR) --plots $(PLOTS_DIR) \
+AGGREGATE = $(REPORT_NOTE) $(LAUNCH) $(BIN)/kb-aggregate --artifacts $(A) $(REPORT_ARGS) --baseline $(BASELINE) --out $(TABLES_DIR) --plots $(PLOTS_DIR) \
   $(RECORD_INPUTS) && \
   { command -v gnuplot >/dev/null || { echo "gnuplot not found: tables made, figures skipped (install gnuplot-nox)"; exit 0; }; \
     for g in plots/*.gp; do gnuplot -e "dir='$(PLOTS_DIR)'" $$g || exit 1; done; \
     echo "tables: $(TABLES_DIR)/tables.md  figures: $(PLOTS_DIR)/"; }
 
-$(TABLES): $(CELL_ARTIFACTS) $(BASELINE_ARTIFACTS) $(BIN)/kb-aggregate $(wildcard plots/*.gp $(MODELS_CSV) reference/paper-tables.csv submissions/*/extraction.csv) \
+$(TABLES): $(CELL_ARTIFACTS) $(BASELINE_ARTIFACTS) $(BIN)/kb-aggregate $(STAMPS)/tables-baseline.stamp $(wildcard plots/*.gp $(MODELS_CSV) reference/paper-tables.csv submissions/*/extraction.csv) \
   | $(MODELS_OK)
 	@$(AGGREGATE)
 

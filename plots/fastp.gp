@@ -10,6 +10,7 @@ meta(key) = system(sprintf("awk '/^#%s:/ {print $2; exit}' '%s' 2>/dev/null", ke
 s = meta("points"); points = (s eq "") ? 0 : int(s + 0)
 s = meta("models"); nm = (s eq "") ? 0 : int(s + 0)
 proto = meta("protocol")
+if (meta("baseline") eq "torch") { proto = proto . ", PyTorch eager baseline" }
 set datafile missing "NaN"
 
 do for [ext in "png svg"] {

@@ -16,6 +16,7 @@ s = meta("points"); points = (s eq "") ? 0 : int(s + 0)
 s = meta("models"); nm = (s eq "") ? 0 : int(s + 0)
 s = meta("problems"); np = (s eq "") ? 0 : int(s + 0)
 proto = meta("protocol")
+if (meta("baseline") eq "torch") { proto = proto . ", PyTorch eager baseline" }
 set datafile missing "NaN"
 
 do for [ext in "png svg"] {

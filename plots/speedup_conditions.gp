@@ -10,6 +10,7 @@ meta(key) = system(sprintf("awk '/^#%s:/ {print $2; exit}' '%s' 2>/dev/null", ke
 s = meta("points"); points = (s eq "") ? 0 : int(s + 0)
 s = meta("rows"); rows = (s eq "") ? 0 : int(s + 0)
 proto = meta("protocol")
+if (meta("baseline") eq "torch") { proto = proto . ", PyTorch eager baseline" }
 # NaN (no speedup) stays a NaN value, not a missing field: the labels need to see it
 
 # the y range fits the bars (computed once, before the terminals)

@@ -35,8 +35,8 @@ static size_t split_problems(char *list, const char **out, size_t cap)
 static void print_headline(const kb_report *r)
 {
     const kb_data *d = &r->data;
-    printf("[aggregate]    %s: %zu models x %zu problems -> headline (TF32 x verified, pooled):\n", r->protocol,
-           d->n_models, d->n_problems);
+    printf("[aggregate]    %s: %zu models x %zu problems, speedups against %s (BASELINE=%s) -> headline (TF32 x verified, pooled):\n",
+           r->protocol, d->n_models, d->n_problems, kb_baseline_label(r->baseline), kb_baseline_name(r->baseline));
     for (size_t m = 0; m < d->n_models; m++) {
         kb_metrics h, s;
         kb_metrics_compute(d, m, 0, kb_cond_gate(KB_COND_HEADLINE), kb_cond_base(KB_COND_HEADLINE), &h);
@@ -70,7 +70,7 @@ static int check_models(const char *models_csv, const char *submissions, const c
 int main(int argc, char **argv)
 {
     const char *artifacts = NULL, *problems = NULL, *models_csv = NULL, *reference_csv = NULL, *out = NULL,
-               *plots = NULL, *submissions = NULL, *model = NULL;
+               *plots = NULL, *submissions = NULL, *model = NULL, *baseline = NULL, *excluded = NULL;
     int check = 0;
     kb_opt opts[] = {
         {"artifacts", &artifacts, NULL, "one protocol tree, e.g. artifacts/paper (required unless --check-models)"},
@@ -82,6 +82,8 @@ int main(int argc, char **argv)
         {"plots", &plots, NULL, "directory for the .dat files plots/*.gp read (required unless --check-models)"},
         {"check-models", NULL, &check, "only check, before any work: models.csv, a row for each --model, their extraction.csv and sample counts in --submissions"},
         {"model", &model, NULL, "with --check-models: the models to check, space-separated"},
+        {"baseline", &baseline, NULL, "the speedups' denominator: c (default: the C baseline, baseline-time.h5) or torch (PyTorch eager, timed in the same run by the same timer: fidelity.h5, the paper's denominator)"},
+        {"excluded", &excluded, NULL, "the problems their descriptors flag excluded, space-separated: what a problem without a baseline artifact is judged by"},
     };
     kb_config cfg;
     kb_config_defaults(&cfg, KB_PROTO_PAPER);
@@ -103,9 +105,16 @@ int main(int argc, char **argv)
         "compiling (compile outcome extract:<outcome>, the row's reason): it counts in samples, never in compiled, and\n"
         "can never be a problem's best; rows of problems outside --problems are left out of this run's tables.\n"
         "An existing but empty tree gives empty tables (every problem unsolved); a tree that does not exist is refused.\n"
+        "--baseline c divides by the C baseline's time (<artifacts>/baseline/<problem>/baseline-time.h5); --baseline torch\n"
+        "by PyTorch eager's, timed by the fidelity stage in the same math mode under the same timer (fidelity.h5\n"
+        "/<fp32|tf32>/<timer> @torch_ms): every output says which (the baseline_impl column, results.json's \"baseline\",\n"
+        "the tables' titles, the plot data's #baseline line). Either way the baseline peak is the C baseline's\n"
+        "memory-profile.h5 (fidelity.h5 records no eager peak). A problem no model has a sample for needs no baseline:\n"
+        "it is a failure in every denominator (its excluded flag from --excluded when it has no baseline artifact).\n"
         "Exit codes: 0 tables written (--check-models: all good); 1 tables written but some artifact is unreadable, or\n"
         "nothing written: models.csv malformed or lacking a model, an extraction.csv malformed, more samples of a problem\n"
-        "than samples_per_problem; 2 bad command line; 4 --artifacts does not exist (nothing written).",
+        "than samples_per_problem; 2 bad command line; 4 --artifacts does not exist, or --baseline torch and a problem\n"
+        "that models have samples for has no fidelity.h5 (the message says what to run; nothing written).",
         opts, sizeof opts / sizeof opts[0], &cfg, &err);
     if (pr == 1)
         return 0;
@@ -140,8 +149,23 @@ int main(int argc, char **argv)
         return kb_stage_fail("aggregate", &err);
     }
 
+    kb_report_opts ro = {KB_BASELINE_C, NULL, 0};
+    if (baseline && kb_baseline_parse(baseline, &ro.baseline) != 0) {
+        kb_errf(&err, KB_EXIT_USAGE, "--baseline %s: must be c (the C baseline) or torch (PyTorch eager, fidelity.h5)",
+                baseline);
+        return kb_stage_fail("aggregate", &err);
+    }
+    char *xlist = strdup(excluded ? excluded : "");
+    const char **xids = calloc(MAX_PROBLEMS, sizeof *xids);
+    if (!xlist || !xids) {
+        kb_errf(&err, KB_EXIT_FAIL, "out of memory");
+        return kb_stage_fail("aggregate", &err);
+    }
+    ro.n_excluded = split_problems(xlist, xids, MAX_PROBLEMS);
+    ro.excluded = xids;
+
     kb_report r;
-    if (kb_report_load(&r, artifacts, ids, n, models_csv, submissions, reference_csv, &err) != 0)
+    if (kb_report_load(&r, artifacts, ids, n, models_csv, submissions, reference_csv, &ro, &err) != 0)
         return kb_stage_fail("aggregate", &err);
     if (kb_write_tables(&r, out, &err) != 0 || kb_write_plot_data(&r, plots, &err) != 0) {
         kb_report_free(&r);
@@ -173,5 +197,7 @@ int main(int argc, char **argv)
     kb_report_free(&r);
     free(ids);
     free(list);
+    free(xids);
+    free(xlist);
     return rc;
 }

@@ -169,7 +169,7 @@ static void write_mode(kb_h5w *w, fd_run *f, int m, char *line, size_t llen)
     kb_h5w_group(w, g);
     kb_h5w_attr_i64(w, g, "matmul_tf32", f->modes[m].matmul_tf32);
     kb_h5w_attr_i64(w, g, "cudnn_tf32", f->modes[m].cudnn_tf32);
-    kb_h5w_attr_str(w, g, "torch_outcome", kb_outcome_name(f->R[m].call.outcome));
+    kb_h5w_attr_str(w, g, KB_ATTR_TORCH_OUTCOME, kb_outcome_name(f->R[m].call.outcome));
     kb_h5w_attr_str(w, g, "torch_outcome_detail", f->R[m].call.detail);
     kb_h5w_attr_str(w, g, "torch_call_note", f->R[m].call.called.note);
     double mae = 0, mref = 0, treq = 0;
@@ -191,8 +191,8 @@ static void write_mode(kb_h5w *w, fd_run *f, int m, char *line, size_t llen)
         char tg[192], sg[256];
         snprintf(tg, sizeof tg, "%s/%s", g, kb_timers[t].name);
         kb_h5w_group(w, tg);
-        kb_h5w_attr_f64(w, tg, "ours_ms", ours->ms);
-        kb_h5w_attr_f64(w, tg, "torch_ms", torch->ms);
+        kb_h5w_attr_f64(w, tg, KB_ATTR_OURS_MS, ours->ms);
+        kb_h5w_attr_f64(w, tg, KB_ATTR_TORCH_MS, torch->ms);
         kb_h5w_attr_f64(w, tg, "ratio", ours->ms / torch->ms);
         if (ours->samples) {
             snprintf(sg, sizeof sg, "%s/ours", tg);
@@ -218,6 +218,11 @@ static int write_artifact(fd_run *f, char *line, size_t llen, kb_err *err)
     if (!w)
         return -1;
     kb_h5w_attr_str(w, KB_ROOT, "spec", f->spec);
+    /* what the problem is, as baseline-time.h5 says it: BASELINE=torch's tables need no C timing */
+    kb_h5w_attr_str(w, KB_ROOT, KB_ATTR_TITLE, f->p->title);
+    kb_h5w_attr_f64(w, KB_ROOT, KB_ATTR_FLOPS, f->p->flops);
+    kb_h5w_attr_f64(w, KB_ROOT, KB_ATTR_BYTES, kb_problem_bytes(f->p));
+    kb_h5w_attr_i64(w, KB_ROOT, KB_ATTR_PROBLEM_FLAGS, f->p->flags);
     kb_h5w_attr_f64(w, KB_ROOT, "children_ready_s", f->ready_s);
     kb_h5w_attr_f64(w, KB_ROOT, "gpu_wait_s", f->waited_s);
     kb_h5w_attr_f64(w, KB_ROOT, "work_s", f->work_s);

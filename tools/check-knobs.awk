@@ -30,6 +30,8 @@ BEGIN {
         check(f[1], f[2], f[3], f[4])
     }
     if (ENVIRON["KB_K_SLURM"] !~ /^(0|1)?$/) bad("SLURM", "must be 1 (stage commands as Slurm jobs), 0 or empty")
+    if (ENVIRON["KB_K_BASELINE"] !~ /^(c|torch)$/)
+        bad("BASELINE", "must be c (the C baseline's time: baseline-time.h5) or torch (PyTorch eager's, timed by the fidelity stage: the paper's denominator)")
     g = ENVIRON["KB_K_GPUS"]
     if (g !~ /^[0-9]+(,[0-9]+)*$/) bad("GPUS", "must be CUDA ordinals separated by commas, e.g. 0 or 0,1")
     if (int_(ENVIRON["KB_K_MIN_SAMPLES"]) && int_(ENVIRON["KB_K_MAX_SAMPLES"]) && ENVIRON["KB_K_MIN_SAMPLES"] + 0 > ENVIRON["KB_K_MAX_SAMPLES"] + 0)

@@ -13,6 +13,8 @@
 # and results.json's harness_rev is left out of the comparison (it is the checkout's, not the
 # archive's). Everything else must be byte for byte: every table file, and the figures' data
 # (plots/<protocol>/*.dat; the PNG and SVG depend on the gnuplot build and are not compared).
+# tables/<protocol>-torch/ (and plots/<protocol>-torch/) are that tree's tables with BASELINE=torch
+# (speedups against PyTorch eager: docs/metrics.md), re-made the same way.
 # --write replaces the committed tables and figures with today's (after an intended change).
 # Exit: 0 equal (or written), 1 a difference or a failed report, 2 bad usage.
 set -uo pipefail
@@ -34,9 +36,11 @@ fi
 fail=0
 for t in "$folder"/tables/*/; do
     p=$(basename "$t")
-    [ -f "$arch/$p/report-inputs/problems.txt" ] || { echo "FAIL: $folder: $p tree has no report-inputs/ (the record its tables are made from)"; fail=1; continue; }
+    proto=${p%-torch} baseline=c
+    [ "$proto" = "$p" ] || baseline=torch
+    [ -f "$arch/$proto/report-inputs/problems.txt" ] || { echo "FAIL: $folder: $proto tree has no report-inputs/ (the record its tables are made from)"; fail=1; continue; }
     out=$tmp/out/$p
-    if ! make --no-print-directory report REPORT_INPUTS=recorded PROTOCOL="$p" ARTIFACTS="$arch" \
+    if ! make --no-print-directory report REPORT_INPUTS=recorded PROTOCOL="$proto" BASELINE=$baseline ARTIFACTS="$arch" \
         TABLES_DIR="$out/tables" PLOTS_DIR="$out/plots" > "$tmp/report-$p.log" 2>&1; then
         echo "FAIL: $folder: make report ($p) failed:"; tail -5 "$tmp/report-$p.log"; fail=1; continue
     fi
@@ -57,7 +61,7 @@ for t in "$folder"/tables/*/; do
         sed -i 's/"harness_rev": "[^"]*"/"harness_rev": "-"/' "$tmp/cmp/$d/$p/results.json" 2>/dev/null
     done
     if diff -r "$tmp/cmp/committed/$p" "$tmp/cmp/new/$p" > "$tmp/diff-$p.txt"; then
-        echo "ok: $folder/tables/$p: today's make report over its archive gives the committed tables ($(ls "$tmp/cmp/new/$p" | wc -l) files, $(wc -l < "$arch/$p/report-inputs/problems.txt") problems)"
+        echo "ok: $folder/tables/$p: today's make report over its archive gives the committed tables ($(ls "$tmp/cmp/new/$p" | wc -l) files, $(wc -l < "$arch/$proto/report-inputs/problems.txt") problems)"
     else
         echo "FAIL: $folder/tables/$p differs from today's make report over its archive:"; head -20 "$tmp/diff-$p.txt"; fail=1
     fi

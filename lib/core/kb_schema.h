@@ -22,6 +22,13 @@
 #define KB_FILE_VERIFY KB_H5(KB_STAGE_VERIFY)
 #define KB_FILE_MEMORY KB_H5(KB_STAGE_MEMORY)
 #define KB_FILE_BASELINE KB_H5(KB_STAGE_BASELINE)
+#define KB_STAGE_FIDELITY "fidelity"
+#define KB_FILE_FIDELITY KB_H5(KB_STAGE_FIDELITY)
+/* fidelity.h5: per math mode /<mode> @torch_outcome (PyTorch eager's call), and per timer
+ * /<mode>/<timer> @torch_ms, @ours_ms (the C baseline's), @ratio (what BASELINE=torch divides by) */
+#define KB_ATTR_TORCH_OUTCOME "torch_outcome"
+#define KB_ATTR_TORCH_MS "torch_ms"
+#define KB_ATTR_OURS_MS "ours_ms"
 
 /* the directories of an artifacts tree that are not models: the baselines, the tables of
  * `make report` (tables/) and of a scoped run (tables-<scope>/, e.g. PROBLEM=level1/019), and the

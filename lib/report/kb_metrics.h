@@ -86,6 +86,7 @@ typedef struct kb_sample_rec {
     char std_outcome[32];
     char protocol[16];        /* root @protocol */
     char gpu_uuid[64];        /* sanity-check.h5 @gpu_uuid: the board its time comes from ("" unknown) */
+    char timer[16];           /* sanity-check.h5 /config @timer: the timer of kernel_ms ("" unknown) */
     double tau;               /* /config @tau (the tolerance the recorded verdicts used) */
     int trials_run, trials_passed;
     double kernel_ms;         /* /timing/kernel @reported_ms when @timed; NaN otherwise */
@@ -119,9 +120,12 @@ typedef struct kb_problem_rec {
     double flops;     /* minimal FLOPs of one call (NaN unknown) */
     double bytes;     /* minimal device bytes of one call (NaN unknown) */
     int excluded;     /* @problem_flags & 2: left out of every denominator */
-    double base_ms[KB_N_BASE];   /* /fp32|/tf32 /timing @reported_ms; NaN if missing */
+    double base_ms[KB_N_BASE];   /* /fp32|/tf32 /timing @reported_ms (BASELINE=torch: fidelity.h5
+                                    /fp32|/tf32 /<timer> @torch_ms); NaN if missing */
     double base_peak[KB_N_BASE]; /* baseline memory-profile.h5 /fp32|/tf32 @peak_bytes; NaN if missing */
-    char gpu_uuid[64];           /* baseline-time.h5 @gpu_uuid: the board it was timed on ("" unknown) */
+    char gpu_uuid[64];           /* baseline-time.h5 @gpu_uuid (fidelity.h5's for eager's times): the board it
+                                    was timed on ("" unknown) */
+    char timer[16];              /* that artifact's /config @timer: the timer of base_ms ("" unknown) */
 } kb_problem_rec;
 
 typedef struct kb_cell_rec {

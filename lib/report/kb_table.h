@@ -5,6 +5,7 @@
  *   lib/report/models.c        models.csv, submissions/<model>/extraction.csv, the check before any work
  *   lib/report/tables.c        the reader: a protocol tree of HDF5 artifacts (names: kb_schema.h) into
  *                       the table model (kb_report: the records of kb_metrics.h)
+ *   lib/report/tables_base.c   the reader's baselines: the C baseline's or PyTorch eager's times (BASELINE)
  *   lib/report/metrics.c       the metrics over that model (pure)
  *   lib/report/tables_out.c    what every emitter needs: in-memory output files, number and text formats
  *   lib/report/tables_csv.c    the CSV tables (one description each: file, columns, units), results.json
@@ -17,6 +18,7 @@
 
 #include <stdio.h>
 
+#include "core/kb_h5.h"
 #include "report/kb_tables.h"
 
 /* ---- CSV input (tables_csvin.c) --------------------------------------------------------------- */
@@ -34,6 +36,24 @@ void kbt_csv_free(kbt_csv *t);
 int kbt_csv_col(const kbt_csv *t, const char *name);            /* the header's column, -1 if none */
 const char *kbt_csv_cell(const kbt_csv *t, size_t row, int col); /* "" outside the row */
 int kbt_csv_blank(const kbt_csv *t, size_t row);                 /* only empty fields */
+
+/* ---- reading artifacts (tables.c), shared with tables_base.c ---------------------------------- */
+/* Opens an artifact and checks what every artifact has (schema_version, outcome): NULL with a note
+ * (a warning if it is missing, an error if it is unreadable); *state 0 ok, 1 missing, 2 bad. */
+kb_h5r *kbt_open_artifact(const char *path, const char *stage, kb_notes *notes, int *state);
+/* kbt_open_artifact of <dir>/<file> (its path in path). */
+kb_h5r *kbt_open_stage(const char *dir, const char *file, const char *stage, char *path, size_t len, kb_notes *notes);
+/* An attribute, or "" / def when it is absent. */
+void kbt_attr_str(kb_h5r *r, const char *obj, const char *name, char *buf, size_t len);
+int64_t kbt_attr_i64(kb_h5r *r, const char *obj, const char *name, int64_t def);
+double kbt_attr_f64(kb_h5r *r, const char *obj, const char *name, double def);
+/* One note for a directory where none of the files exist (and NULL, so that no more are added). */
+kb_notes *kbt_notes_unless_all_missing(const char *dir, const char *const *files, size_t n, const char *what,
+                                       kb_notes *notes);
+/* tables_base.c: does a baseline directory hold any baseline artifact; what a problem is, from its
+ * baseline-time.h5 if any, without notes (a problem no model has a sample for). */
+int kbt_baseline_dir_used(const char *dir);
+void kbt_load_problem_quietly(const char *dir, kb_problem_rec *p);
 
 /* ---- output files (tables_out.c): built in memory, then written atomically -------------------- */
 typedef struct kbt_out {

@@ -109,6 +109,26 @@ int kb_read_reference_csv(const char *path, kb_ref_row **out, size_t *n, kb_err 
 double kb_ref_value(const kb_ref_row *rows, size_t n, const char *model, const char *level, const char *metric);
 
 /* ---- loading a protocol tree --------------------------------------------------------------- */
+/* Which time a speedup divides (BASELINE=c|torch, docs/metrics.md "Which baseline"): the C
+ * baseline's (baseline-time.h5 /<mode>/timing @reported_ms) or PyTorch eager's, timed in the same
+ * run by the same timer (fidelity.h5 /<mode>/<timer> @torch_ms, the timer being fidelity.h5's
+ * /config @timer). Either way the baseline peak is the C baseline's memory-profile.h5 (fidelity.h5
+ * records no eager peak). */
+typedef enum kb_baseline { KB_BASELINE_C = 0, KB_BASELINE_TORCH = 1 } kb_baseline;
+const char *kb_baseline_name(kb_baseline b);  /* "c", "torch" */
+const char *kb_baseline_label(kb_baseline b); /* "the C baseline", "PyTorch eager" */
+/* "c" or "torch": 0, else -1. */
+int kb_baseline_parse(const char *name, kb_baseline *out);
+
+/* What kb_report_load is asked besides the tree (NULL: the defaults, all zero). */
+typedef struct kb_report_opts {
+    kb_baseline baseline;
+    /* the problems flagged excluded by their descriptors (the Makefile reads them from the sources):
+     * what a problem without a baseline artifact (no model has a sample for it) is judged by */
+    const char *const *excluded;
+    size_t n_excluded;
+} kb_report_opts;
+
 typedef struct kb_report {
     kb_data data;
     kb_model_info *models;  /* aligned with data.models (display names resolved) */
@@ -122,6 +142,10 @@ typedef struct kb_report {
     kb_ref_row *ref;
     size_t n_ref;
     kb_notes notes;
+    kb_baseline baseline;   /* the speedups' denominator */
+    char base_timer[16];    /* BASELINE=torch: the timer eager's times are read under ("" none read) */
+    size_t n_unscoped;      /* problems with no baseline artifact and no sample of any model: failures
+                               in every denominator, their baseline columns NaN */
 } kb_report;
 
 /* Reads everything. The models are the directories of the tree and, with `submissions` (NULL:
@@ -131,17 +155,26 @@ typedef struct kb_report {
  * "extract:<outcome>", reason the row's): it counts in the per-sample tables and can never be a
  * problem's best. Returns -1 when it cannot go on: models.csv unreadable or malformed, a model
  * without a row, a malformed extraction.csv, more samples of a problem than the model's
- * samples_per_problem, out of memory. Missing and malformed artifacts become notes. */
+ * samples_per_problem, out of memory, or (opts->baseline torch) a problem that some model has a
+ * sample for without a fidelity.h5 (KB_EXIT_MISSING: the error names the files and the make command
+ * that makes them). Missing and malformed artifacts otherwise become notes. A problem with no
+ * baseline artifact that no model has a sample for (make baselines MODEL=... makes none for it) is
+ * counted once (n_unscoped), with one note; its excluded flag comes from opts->excluded. */
 int kb_report_load(kb_report *r, const char *artifacts, const char *const *problems, size_t n_problems,
-                   const char *models_csv, const char *submissions, const char *reference_csv, kb_err *err);
+                   const char *models_csv, const char *submissions, const char *reference_csv,
+                   const kb_report_opts *opts, kb_err *err);
 void kb_report_free(kb_report *r);
 
 /* The records of one sample directory (<artifacts>/<model>/<problem>/<sample>/); notes for
  * missing and malformed files go to `notes`. `protocol` selects how the hidden check's tau_req
  * is read (kb_protocol_tau_based: not for a protocol whose pass is the error-model bound). */
 void kb_load_sample(const char *dir, const char *name, const char *protocol, kb_sample_rec *s, kb_notes *notes);
-/* The baseline of one problem (<artifacts>/baseline/<problem>/). */
+/* The baseline of one problem (<artifacts>/baseline/<problem>/): the C baseline's times
+ * (kb_load_baseline), or eager's from fidelity.h5 with the rest from the C baseline's artifacts
+ * (kb_load_baseline_eager, which returns -1 when fidelity.h5 does not exist, 0 otherwise; `timer`
+ * gets the timer its times are read under). */
 void kb_load_baseline(const char *dir, kb_problem_rec *p, kb_notes *notes);
+int kb_load_baseline_eager(const char *dir, kb_problem_rec *p, char *timer, size_t timer_len, kb_notes *notes);
 
 /* ---- outputs -------------------------------------------------------------------------------- */
 /* summary.csv, problems.csv, cells.csv, tolerance.csv, reach.csv, distributions.csv,

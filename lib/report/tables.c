@@ -21,7 +21,7 @@
 enum { ART_OK = 0, ART_MISSING = 1, ART_BAD = 2 };
 
 /* Opens an artifact and checks what every artifact has (schema_version, outcome). */
-static kb_h5r *open_artifact(const char *path, const char *stage, kb_notes *notes, int *state)
+kb_h5r *kbt_open_artifact(const char *path, const char *stage, kb_notes *notes, int *state)
 {
     *state = ART_OK;
     if (!kb_file_exists(path)) {
@@ -56,26 +56,26 @@ static kb_h5r *open_artifact(const char *path, const char *stage, kb_notes *note
 }
 
 /* open_artifact of <dir>/<file> (its path in path). */
-static kb_h5r *open_stage(const char *dir, const char *file, const char *stage, char *path, size_t len, kb_notes *notes)
+kb_h5r *kbt_open_stage(const char *dir, const char *file, const char *stage, char *path, size_t len, kb_notes *notes)
 {
     int st;
     snprintf(path, len, "%s/%s", dir, file);
-    return open_artifact(path, stage, notes, &st);
+    return kbt_open_artifact(path, stage, notes, &st);
 }
 
-static void attr_str(kb_h5r *r, const char *obj, const char *name, char *buf, size_t len)
+void kbt_attr_str(kb_h5r *r, const char *obj, const char *name, char *buf, size_t len)
 {
     if (kb_h5r_attr_str(r, obj, name, buf, len, NULL) != 0)
         buf[0] = '\0';
 }
 
-static int64_t attr_i64(kb_h5r *r, const char *obj, const char *name, int64_t def)
+int64_t kbt_attr_i64(kb_h5r *r, const char *obj, const char *name, int64_t def)
 {
     int64_t v;
     return kb_h5r_attr_i64(r, obj, name, &v, NULL) == 0 ? v : def;
 }
 
-static double attr_f64(kb_h5r *r, const char *obj, const char *name, double def)
+double kbt_attr_f64(kb_h5r *r, const char *obj, const char *name, double def)
 {
     double v;
     return kb_h5r_attr_f64(r, obj, name, &v, NULL) == 0 ? v : def;
@@ -145,16 +145,16 @@ static int ran_to_verdict(const char *outcome)
 static void load_compile(const char *dir, kb_sample_rec *s, kb_notes *notes)
 {
     char path[2048];
-    kb_h5r *r = open_stage(dir, KB_FILE_COMPILE, KB_STAGE_COMPILE, path, sizeof path, notes);
+    kb_h5r *r = kbt_open_stage(dir, KB_FILE_COMPILE, KB_STAGE_COMPILE, path, sizeof path, notes);
     if (!r)
         return;
-    attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->compile_outcome, sizeof s->compile_outcome);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->compile_outcome, sizeof s->compile_outcome);
     s->compiled = !strcmp(s->compile_outcome, kb_outcome_name(KB_OUT_OK));
-    s->calls_library = (int)attr_i64(r, KB_GRP_SYMBOLS, KB_ATTR_CALLS_LIBRARY, -1);
-    attr_str(r, KB_GRP_SYMBOLS, KB_ATTR_REASONS, s->flags, sizeof s->flags);
-    attr_str(r, KB_GRP_SYMBOLS, KB_ATTR_VERDICT, s->scan_verdict, sizeof s->scan_verdict);
-    attr_str(r, KB_GRP_SYMBOLS, KB_ATTR_LIBRARIES, s->libraries, sizeof s->libraries);
-    attr_str(r, KB_ROOT, KB_ATTR_SUBMISSION_KIND, s->kind, sizeof s->kind);
+    s->calls_library = (int)kbt_attr_i64(r, KB_GRP_SYMBOLS, KB_ATTR_CALLS_LIBRARY, -1);
+    kbt_attr_str(r, KB_GRP_SYMBOLS, KB_ATTR_REASONS, s->flags, sizeof s->flags);
+    kbt_attr_str(r, KB_GRP_SYMBOLS, KB_ATTR_VERDICT, s->scan_verdict, sizeof s->scan_verdict);
+    kbt_attr_str(r, KB_GRP_SYMBOLS, KB_ATTR_LIBRARIES, s->libraries, sizeof s->libraries);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_SUBMISSION_KIND, s->kind, sizeof s->kind);
     if (!s->kind[0])
         snprintf(s->kind, sizeof s->kind, KB_KIND_CU); /* records from before the .py kind */
     kb_h5r_close(r);
@@ -163,28 +163,29 @@ static void load_compile(const char *dir, kb_sample_rec *s, kb_notes *notes)
 static void load_sanity(const char *dir, kb_sample_rec *s, kb_notes *notes)
 {
     char path[2048];
-    kb_h5r *r = open_stage(dir, KB_FILE_SANITY, KB_STAGE_SANITY, path, sizeof path, notes);
+    kb_h5r *r = kbt_open_stage(dir, KB_FILE_SANITY, KB_STAGE_SANITY, path, sizeof path, notes);
     if (!r)
         return;
-    attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->std_outcome, sizeof s->std_outcome);
-    attr_str(r, KB_ROOT, KB_ATTR_PROTOCOL, s->protocol, sizeof s->protocol);
-    attr_str(r, KB_ROOT, KB_ATTR_GPU_UUID, s->gpu_uuid, sizeof s->gpu_uuid);
-    s->tau = attr_f64(r, KB_GRP_CONFIG, KB_CONF_TAU, NAN);
-    int ran = attr_i64(r, KB_ROOT, KB_ATTR_RAN, 1) != 0;
-    s->std_correct = ran && attr_i64(r, KB_ROOT, KB_ATTR_CORRECT, 0) == 1;
-    s->trials_run = (int)attr_i64(r, KB_ROOT, KB_ATTR_TRIALS_RUN, ran ? -1 : 0);
-    s->trials_passed = (int)attr_i64(r, KB_ROOT, KB_ATTR_TRIALS_PASSED, ran ? -1 : 0);
-    if (ran && attr_i64(r, KB_ROOT, KB_ATTR_TIMED, 0) == 1)
-        s->kernel_ms = attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_REPORTED_MS, NAN);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->std_outcome, sizeof s->std_outcome);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_PROTOCOL, s->protocol, sizeof s->protocol);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_GPU_UUID, s->gpu_uuid, sizeof s->gpu_uuid);
+    s->tau = kbt_attr_f64(r, KB_GRP_CONFIG, KB_CONF_TAU, NAN);
+    int ran = kbt_attr_i64(r, KB_ROOT, KB_ATTR_RAN, 1) != 0;
+    s->std_correct = ran && kbt_attr_i64(r, KB_ROOT, KB_ATTR_CORRECT, 0) == 1;
+    s->trials_run = (int)kbt_attr_i64(r, KB_ROOT, KB_ATTR_TRIALS_RUN, ran ? -1 : 0);
+    s->trials_passed = (int)kbt_attr_i64(r, KB_ROOT, KB_ATTR_TRIALS_PASSED, ran ? -1 : 0);
+    if (ran && kbt_attr_i64(r, KB_ROOT, KB_ATTR_TIMED, 0) == 1)
+        s->kernel_ms = kbt_attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_REPORTED_MS, NAN);
     s->kernel_ci_lo_ms = s->kernel_ci_hi_ms = NAN;
     char timer[16] = "";
-    attr_str(r, KB_GRP_CONFIG, KB_CONF_TIMER, timer, sizeof timer);
+    kbt_attr_str(r, KB_GRP_CONFIG, KB_CONF_TIMER, timer, sizeof timer);
+    snprintf(s->timer, sizeof s->timer, "%s", timer);
     const kb_timer_spec *ts = kb_timer_find(timer); /* the artifact's timer, as its row says */
-    if (ran && attr_i64(r, KB_ROOT, KB_ATTR_TIMED, 0) == 1 && ts && ts->statistic == KB_STAT_MEDIAN_MINUS_OVERHEAD) {
+    if (ran && kbt_attr_i64(r, KB_ROOT, KB_ATTR_TIMED, 0) == 1 && ts && ts->statistic == KB_STAT_MEDIAN_MINUS_OVERHEAD) {
         /* the robust timer reports the median: the CI of the median, moved by what reported_ms subtracts from it (overhead, floor) */
-        double med = attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_MEDIAN_MS, NAN);
-        double lo = attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_MEDIAN_CI_LO_MS, NAN),
-               hi = attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_MEDIAN_CI_HI_MS, NAN);
+        double med = kbt_attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_MEDIAN_MS, NAN);
+        double lo = kbt_attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_MEDIAN_CI_LO_MS, NAN),
+               hi = kbt_attr_f64(r, KB_GRP_TIMING_KERNEL, KB_ATTR_MEDIAN_CI_HI_MS, NAN);
         if (isfinite(med) && isfinite(lo) && isfinite(hi) && isfinite(s->kernel_ms)) {
             s->kernel_ci_lo_ms = lo - med + s->kernel_ms;
             s->kernel_ci_hi_ms = hi - med + s->kernel_ms;
@@ -211,7 +212,7 @@ static void load_sanity(const char *dir, kb_sample_rec *s, kb_notes *notes)
         int calls_ok = 1;
         for (size_t t = 0; t < nt; t++)
             calls_ok &= !strcmp(outc[t], kb_outcome_name(KB_OUT_OK));
-        int64_t want = attr_i64(r, KB_GRP_CONFIG, KB_CONF_STD_TRIALS, -1);
+        int64_t want = kbt_attr_i64(r, KB_GRP_CONFIG, KB_CONF_STD_TRIALS, -1);
         if (calls_ok) {
             double *req = calloc(nt ? nt : 1, sizeof *req);
             int64_t *skip = NULL;
@@ -239,20 +240,20 @@ static void load_sanity(const char *dir, kb_sample_rec *s, kb_notes *notes)
 static void load_verify(const char *dir, const char *protocol, kb_sample_rec *s, kb_notes *notes)
 {
     char path[2048];
-    kb_h5r *r = open_stage(dir, KB_FILE_VERIFY, KB_STAGE_VERIFY, path, sizeof path, notes);
+    kb_h5r *r = kbt_open_stage(dir, KB_FILE_VERIFY, KB_STAGE_VERIFY, path, sizeof path, notes);
     if (!r)
         return;
-    attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->ver_outcome, sizeof s->ver_outcome);
-    attr_str(r, KB_ROOT, KB_ATTR_REASON, s->reason, sizeof s->reason);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->ver_outcome, sizeof s->ver_outcome);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_REASON, s->reason, sizeof s->reason);
     char proto[32];
-    attr_str(r, KB_ROOT, KB_ATTR_PROTOCOL, proto, sizeof proto);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_PROTOCOL, proto, sizeof proto);
     if (!proto[0])
         snprintf(proto, sizeof proto, "%s", protocol ? protocol : "");
-    int ran = attr_i64(r, KB_ROOT, KB_ATTR_RAN, 1) != 0;
-    s->hidden_pass = ran && attr_i64(r, KB_ROOT, KB_ATTR_VERIFIED, 0) == 1;
+    int ran = kbt_attr_i64(r, KB_ROOT, KB_ATTR_RAN, 1) != 0;
+    s->hidden_pass = ran && kbt_attr_i64(r, KB_ROOT, KB_ATTR_VERIFIED, 0) == 1;
     /* the TF32 condition's verdict: an artifact from before the TF32 rule (or of the paper
      * protocol, where the two are one) has the one verdict */
-    s->hidden_pass_tf32 = ran ? (int)(attr_i64(r, KB_ROOT, KB_ATTR_VERIFIED_TF32, s->hidden_pass) == 1) : 0;
+    s->hidden_pass_tf32 = ran ? (int)(kbt_attr_i64(r, KB_ROOT, KB_ATTR_VERIFIED_TF32, s->hidden_pass) == 1) : 0;
 
     char **names = NULL, **outc = NULL;
     size_t nn = 0, no = 0, nr = 0, nsk = 0, np = 0;
@@ -309,19 +310,19 @@ static void load_verify(const char *dir, const char *protocol, kb_sample_rec *s,
 static void load_memory(const char *dir, kb_sample_rec *s, kb_notes *notes)
 {
     char path[2048];
-    kb_h5r *r = open_stage(dir, KB_FILE_MEMORY, KB_STAGE_MEMORY, path, sizeof path, notes);
+    kb_h5r *r = kbt_open_stage(dir, KB_FILE_MEMORY, KB_STAGE_MEMORY, path, sizeof path, notes);
     if (!r)
         return;
-    attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->mem_outcome, sizeof s->mem_outcome);
+    kbt_attr_str(r, KB_ROOT, KB_ATTR_OUTCOME, s->mem_outcome, sizeof s->mem_outcome);
     char g_out[64];
-    attr_str(r, KB_GRP_MEMORY, KB_ATTR_OUTCOME, g_out, sizeof g_out);
-    if (!strcmp(g_out, kb_outcome_name(KB_OUT_OK)) && attr_i64(r, KB_GRP_MEMORY, KB_ATTR_TRACKED, 1) != 0)
-        s->peak_bytes = attr_f64(r, KB_GRP_MEMORY, KB_ATTR_PEAK_BYTES, NAN);
+    kbt_attr_str(r, KB_GRP_MEMORY, KB_ATTR_OUTCOME, g_out, sizeof g_out);
+    if (!strcmp(g_out, kb_outcome_name(KB_OUT_OK)) && kbt_attr_i64(r, KB_GRP_MEMORY, KB_ATTR_TRACKED, 1) != 0)
+        s->peak_bytes = kbt_attr_f64(r, KB_GRP_MEMORY, KB_ATTR_PEAK_BYTES, NAN);
     kb_h5r_close(r);
 }
 
 /* One note for a directory where none of the files exist, instead of one per file. */
-static kb_notes *notes_unless_all_missing(const char *dir, const char *const *files, size_t n, const char *what,
+kb_notes *kbt_notes_unless_all_missing(const char *dir, const char *const *files, size_t n, const char *what,
                                           kb_notes *notes)
 {
     for (size_t i = 0; i < n; i++) {
@@ -337,49 +338,12 @@ static kb_notes *notes_unless_all_missing(const char *dir, const char *const *fi
 void kb_load_sample(const char *dir, const char *name, const char *protocol, kb_sample_rec *s, kb_notes *notes)
 {
     static const char *files[] = {KB_FILE_COMPILE, KB_FILE_SANITY, KB_FILE_VERIFY, KB_FILE_MEMORY};
-    notes = notes_unless_all_missing(dir, files, 4, "no stage has", notes);
+    notes = kbt_notes_unless_all_missing(dir, files, 4, "no stage has", notes);
     kb_sample_init(s, name);
     load_compile(dir, s, notes);
     load_sanity(dir, s, notes);
     load_verify(dir, protocol, s, notes);
     load_memory(dir, s, notes);
-}
-
-void kb_load_baseline(const char *dir, kb_problem_rec *p, kb_notes *notes)
-{
-    static const char *files[] = {KB_FILE_BASELINE, KB_FILE_MEMORY};
-    notes = notes_unless_all_missing(dir, files, 2, "the baseline stages have", notes);
-    char path[2048];
-    kb_h5r *r = open_stage(dir, KB_FILE_BASELINE, KB_STAGE_BASELINE, path, sizeof path, notes);
-    if (r) {
-        attr_str(r, KB_ROOT, KB_ATTR_TITLE, p->title, sizeof p->title);
-        attr_str(r, KB_ROOT, KB_ATTR_GPU_UUID, p->gpu_uuid, sizeof p->gpu_uuid);
-        p->flops = attr_f64(r, KB_ROOT, KB_ATTR_FLOPS, NAN);
-        p->bytes = attr_f64(r, KB_ROOT, KB_ATTR_BYTES, NAN);
-        p->excluded = (attr_i64(r, KB_ROOT, KB_ATTR_PROBLEM_FLAGS, 0) & KB_PROB_EXCLUDED) != 0;
-        for (int b = 0; b < KB_N_BASE; b++) {
-            char g[32], tg[48], out[64];
-            snprintf(g, sizeof g, "/%s", kb_base_name((kb_base)b));
-            snprintf(tg, sizeof tg, "/%s/" KB_GRP_TIMING, kb_base_name((kb_base)b));
-            attr_str(r, g, KB_ATTR_OUTCOME, out, sizeof out);
-            p->base_ms[b] = !strcmp(out, kb_outcome_name(KB_OUT_OK)) ? attr_f64(r, tg, KB_ATTR_REPORTED_MS, NAN) : NAN;
-            if (!isfinite(p->base_ms[b]))
-                kb_note(notes, 0, "%s: the %s baseline has no time (outcome '%s'): speedups against it are NaN", path,
-                        kb_base_name((kb_base)b), out);
-        }
-        kb_h5r_close(r);
-    }
-    r = open_stage(dir, KB_FILE_MEMORY, KB_STAGE_MEMORY " (baseline)", path, sizeof path, notes);
-    if (r) {
-        for (int b = 0; b < KB_N_BASE; b++) {
-            char g[32], out[64];
-            snprintf(g, sizeof g, "/%s", kb_base_name((kb_base)b));
-            attr_str(r, g, KB_ATTR_OUTCOME, out, sizeof out);
-            if (!strcmp(out, kb_outcome_name(KB_OUT_OK)) && attr_i64(r, g, KB_ATTR_TRACKED, 1) != 0)
-                p->base_peak[b] = attr_f64(r, g, KB_ATTR_PEAK_BYTES, NAN);
-        }
-        kb_h5r_close(r);
-    }
 }
 
 /* ---- the tree -------------------------------------------------------------------------------- */
@@ -584,11 +548,70 @@ static int kb_dir_is_reserved(const char *name)
     return !strcmp(name, KB_DIR_BASELINE) || kb_dir_is(name, KB_DIR_TABLES) || kb_dir_is(name, KB_DIR_REPORT_INPUTS);
 }
 
-int kb_report_load(kb_report *r, const char *artifacts, const char *const *problems, size_t n_problems,
-                   const char *models_csv, const char *submissions, const char *reference_csv, kb_err *err)
+/* sampled[p] = 1 where some model has a sample of problem p: a sample directory in the tree, or a
+ * failed response in its extraction.csv (a malformed one is reported when it is read for the tables). */
+static int mark_sampled(const kb_report *r, const char *submissions, unsigned char *sampled)
 {
+    const kb_data *d = &r->data;
+    for (size_t m = 0; m < d->n_models; m++) {
+        for (size_t p = 0; p < d->n_problems; p++) {
+            char dir[2048];
+            snprintf(dir, sizeof dir, "%s/%s/%s", r->artifacts, d->models[m], d->problems[p].id);
+            char **v = NULL;
+            size_t n = 0;
+            if (list_dirs(dir, &v, &n) != 0)
+                return -1;
+            sampled[p] |= n > 0;
+            free_strs(v, n);
+        }
+        char path[4096];
+        kb_extract_row *rows = NULL;
+        size_t n = 0;
+        kb_err ignored = {0};
+        if (!submissions)
+            continue;
+        snprintf(path, sizeof path, "%s/%s/extraction.csv", submissions, d->models[m]);
+        if (!kb_file_exists(path) || kb_read_extraction_csv(path, &rows, &n, &ignored) != 0)
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            int p = strcmp(rows[i].outcome, "ok") ? problem_index(d, rows[i].problem) : -1;
+            if (p >= 0)
+                sampled[p] = 1;
+        }
+        free(rows);
+    }
+    return 0;
+}
+
+/* The problems (given as levelN/NNN, what PROBLEM= takes) of a make command, comma-separated, or
+ * "" when they do not fit. */
+static void problem_arg(const kb_data *d, const unsigned char *want, char *buf, size_t len)
+{
+    size_t l = 0;
+    buf[0] = '\0';
+    for (size_t p = 0; p < d->n_problems; p++)
+        if (want[p]) {
+            const char *id = d->problems[p].id, *u = strchr(id, '_');
+            int n = u ? (int)(u - id) : (int)strlen(id);
+            int w = snprintf(buf + l, len - l, "%s%.*s", l ? "," : "", n, id);
+            if (w < 0 || (size_t)w >= len - l) {
+                buf[0] = '\0';
+                return;
+            }
+            l += (size_t)w;
+        }
+}
+
+int kb_report_load(kb_report *r, const char *artifacts, const char *const *problems, size_t n_problems,
+                   const char *models_csv, const char *submissions, const char *reference_csv,
+                   const kb_report_opts *opts, kb_err *err)
+{
+    static const kb_report_opts no_opts = {0};
+    if (!opts)
+        opts = &no_opts;
     memset(r, 0, sizeof *r);
     r->tau = NAN;
+    r->baseline = opts->baseline;
     snprintf(r->artifacts, sizeof r->artifacts, "%s", artifacts);
     size_t alen = strlen(r->artifacts);
     while (alen > 1 && r->artifacts[alen - 1] == '/')
@@ -691,15 +714,60 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
             kb_note(&r->notes, 0, "problem '%s' names no level (levelN/NNN_name): counted only in 'all'", problems[p]);
     }
 
-    /* baselines (an absent tree was reported once above) */
+    /* baselines (an absent tree was reported once above). A problem no model has a sample for
+     * needs none (make baselines MODEL=... makes none for it): it is a failure in every
+     * denominator whatever its baseline, and its excluded flag is its descriptor's (opts). */
+    unsigned char *sampled = calloc(n_problems ? n_problems : 1, 1), *no_eager = calloc(n_problems ? n_problems : 1, 1);
+    if (!sampled || !no_eager || mark_sampled(r, submissions, sampled) != 0) {
+        free(sampled);
+        free(no_eager);
+        goto oom;
+    }
+    size_t n_no_eager = 0;
+    char no_eager_path[2200] = "";
     for (size_t p = 0; p < n_problems && is_dir(r->artifacts); p++) {
         char dir[2048];
         snprintf(dir, sizeof dir, "%s/" KB_DIR_BASELINE "/%s", r->artifacts, problems[p]);
-        kb_load_baseline(dir, &r->data.problems[p], &r->notes);
-        if (r->data.problems[p].excluded)
+        kb_problem_rec *pr = &r->data.problems[p];
+        pr->excluded = in_list(opts->excluded, opts->n_excluded, problems[p]); /* an artifact's flag wins */
+        if (!sampled[p] && !kbt_baseline_dir_used(dir)) {
+            r->n_unscoped++;
+        } else if (r->baseline == KB_BASELINE_C) {
+            kb_load_baseline(dir, pr, &r->notes);
+        } else if (kb_load_baseline_eager(dir, pr, r->base_timer, sizeof r->base_timer, &r->notes) != 0) {
+            if (sampled[p]) {
+                no_eager[p] = 1;
+                if (!n_no_eager++)
+                    snprintf(no_eager_path, sizeof no_eager_path, "%s/" KB_FILE_FIDELITY, dir);
+            } else {
+                r->n_unscoped++;
+                kbt_load_problem_quietly(dir, pr);
+            }
+        }
+        if (pr->excluded)
             kb_note(&r->notes, 0, "%s is flagged excluded (its reference is identically zero): left out of every denominator",
                     problems[p]);
     }
+    free(sampled);
+    if (n_no_eager) {
+        char arg[600];
+        problem_arg(&r->data, no_eager, arg, sizeof arg);
+        free(no_eager);
+        kb_errf(err, KB_EXIT_MISSING,
+                "BASELINE=torch divides by PyTorch eager's time, which the fidelity stage records, but %zu problem%s "
+                "that models have samples for %s no fidelity.h5 (%s%s): run `make fidelity %s%s` (a GPU, and PYTHON "
+                "with torch), or `make all BASELINE=torch MODEL=<model>`, which makes them too; or report against the "
+                "C baseline (BASELINE=c). Nothing was written",
+                n_no_eager, n_no_eager == 1 ? "" : "s", n_no_eager == 1 ? "has" : "have", no_eager_path,
+                n_no_eager > 1 ? ", ..." : "", arg[0] ? "PROBLEM=" : "", arg);
+        goto fail;
+    }
+    free(no_eager);
+    if (r->n_unscoped)
+        kb_note(&r->notes, 0, "%zu of the %zu problems have no baseline artifacts and no sample of any model (make "
+                "baselines MODEL=... makes baselines only for the problems its models have samples for): each counts "
+                "as a failure in every denominator, as any problem without a sample does; their baseline columns are "
+                "NaN", r->n_unscoped, n_problems);
 
     /* samples */
     int proto_seen = 0;
@@ -721,6 +789,12 @@ int kb_report_load(kb_report *r, const char *artifacts, const char *const *probl
                     /* a speedup never divides times from two boards (GPUS= keeps a problem on one) */
                     kb_note(&r->notes, 0, "%s: timed on %s, its baseline on %s: its time is left out of every table "
                             "(a speedup never divides times from two boards)", sdir, s.gpu_uuid, pr->gpu_uuid);
+                    s.kernel_ms = s.kernel_ci_lo_ms = s.kernel_ci_hi_ms = NAN;
+                } else if (isfinite(s.kernel_ms) && s.timer[0] && pr->timer[0] && strcmp(s.timer, pr->timer) != 0) {
+                    /* nor times of two timers */
+                    kb_note(&r->notes, 0, "%s: timed by the %s timer, its baseline (%s) by the %s timer: its time is "
+                            "left out of every table (re-run one of them with the other's TIMER)", sdir, s.timer,
+                            kb_baseline_label(r->baseline), pr->timer);
                     s.kernel_ms = s.kernel_ci_lo_ms = s.kernel_ci_hi_ms = NAN;
                 }
                 if (s.protocol[0] && !proto_seen) {

@@ -39,6 +39,7 @@ static int rows_summary(const kb_report *r, kbt_out *o, kb_err *err)
                 kbt_c_str(o, lname);
                 kbt_c_str(o, kb_cond_name((kb_cond)c));
                 kbt_c_str(o, kb_base_name(kb_cond_base((kb_cond)c)));
+                kbt_c_str(o, kb_baseline_name(r->baseline));
                 kbt_c_str(o, g.kind == KB_GATE_VERIFIED ? "verified" : "standard");
                 kbt_c_int(o, (long long)mt.n_problems);
                 kbt_c_int(o, (long long)mt.n_correct);
@@ -93,6 +94,7 @@ static int rows_problems(const kb_report *r, kbt_out *o, kb_err *err)
             kbt_c_int(o, (long long)compiled);
             kbt_c_num(o, pr->flops);
             kbt_c_num(o, pr->bytes);
+            kbt_c_str(o, kb_baseline_name(r->baseline));
             kbt_c_num(o, pr->base_ms[KB_BASE_FP32]);
             kbt_c_num(o, pr->base_ms[KB_BASE_TF32]);
             kbt_c_num(o, pr->base_peak[KB_BASE_FP32]);
@@ -163,6 +165,7 @@ static int rows_cells(const kb_report *r, kbt_out *o, kb_err *err)
                 kbt_c_num(o, s->hid_tau_req);
                 kbt_c_str(o, s->mem_outcome[0] ? s->mem_outcome : "missing");
                 kbt_c_num(o, s->peak_bytes);
+                kbt_c_str(o, kb_baseline_name(r->baseline));
                 kbt_c_num(o, kb_ratio(pr->base_ms[KB_BASE_FP32], s->kernel_ms));
                 kbt_c_num(o, kb_ratio(pr->base_ms[KB_BASE_TF32], s->kernel_ms));
                 kbt_c_str(o, s->kind);
@@ -197,6 +200,7 @@ static int rows_tolerance(const kb_report *r, kbt_out *o, kb_err *err)
                         kbt_c_num(o, kbt_tol_taus[t]);
                         kbt_c_str(o, gk == KB_GATE_VERIFIED ? "verified" : "standard");
                         kbt_c_str(o, kb_base_name((kb_base)b));
+                        kbt_c_str(o, kb_baseline_name(r->baseline));
                         kbt_c_int(o, (long long)mt.n_problems);
                         if (na) {
                             kbt_c_str(o, "");
@@ -237,6 +241,7 @@ static int rows_reach(const kb_report *r, kbt_out *o, kb_err *err)
         kbt_c_str(o, d->problems[p].id);
         kbt_c_int(o, d->problems[p].level);
         kbt_c_int(o, d->problems[p].excluded);
+        kbt_c_str(o, kb_baseline_name(r->baseline));
         kbt_c_str(o, kb_reach_name(cat));
         kbt_c_int(o, cat == KB_REACH_TF32_ONLY || cat == KB_REACH_BOTH);
         kbt_c_int(o, cat == KB_REACH_HIDDEN_ONLY || cat == KB_REACH_BOTH);
@@ -338,14 +343,14 @@ static int rows_flags(const kb_report *r, kbt_out *o, kb_err *err)
 /* ---- the tables' descriptions --------------------------------------------------------------- */
 
 static const char *const cols_summary[] = {"model", "display_name", "protocol", "level", "condition", "baseline",
-                                           "gate", "n_problems", "n_correct", "correctness", "n_speedup", "speedup",
+                                           "baseline_impl", "gate", "n_problems", "n_correct", "correctness", "n_speedup", "speedup",
                                            "fast_0", "fast_0.5", "fast_0.8", "fast_1", "fast_1.5", "fast_2", "n_mem",
                                            "mem_eff", "mem_eff_pct", "mem_increase", "samples", "compiled",
                                            "compile_rate", "library_samples", "flagged_samples", "std_accepted",
                                            "std_rejected", "std_not_run", "ver_accepted", "ver_rejected",
                                            "ver_not_run"};
 static const char *const cols_problems[] = {"model", "problem", "level", "title", "excluded", "samples",
-                                            "compiled_samples", "flops", "bytes", "base_fp32_ms", "base_tf32_ms",
+                                            "compiled_samples", "flops", "bytes", "baseline_impl", "base_fp32_ms", "base_tf32_ms",
                                             "base_fp32_peak_bytes", "base_tf32_peak_bytes", "standard_correct",
                                             "verified", "best_standard_sample", "best_standard_ms",
                                             "best_standard_peak_bytes", "speedup_fp32_standard",
@@ -357,12 +362,12 @@ static const char *const cols_problems[] = {"model", "problem", "level", "title"
 static const char *const cols_cells[] = {"model", "problem", "sample", "compile", "compiled", "scan_verdict", "flags",
                                          "calls_library", "sanity", "standard_correct", "trials_run", "trials_passed",
                                          "std_tau_req", "kernel_ms", "verify", "hidden_pass", "verified", "reason",
-                                         "dists_failed", "hid_tau_req", "memory", "peak_bytes", "speedup_fp32",
+                                         "dists_failed", "hid_tau_req", "memory", "peak_bytes", "baseline_impl", "speedup_fp32",
                                          "speedup_tf32", "kind", "libraries", "torch_op_libraries", "kernel_ci_lo_ms",
                                          "kernel_ci_hi_ms"};
-static const char *const cols_tolerance[] = {"model", "level", "tau", "gate", "baseline", "n_problems", "n_correct",
+static const char *const cols_tolerance[] = {"model", "level", "tau", "gate", "baseline", "baseline_impl", "n_problems", "n_correct",
                                              "correctness", "speedup", "fast_1", "undetermined_samples", "note"};
-static const char *const cols_reach[] = {"problem", "level", "excluded", "category", "tf32_changed", "hidden_changed",
+static const char *const cols_reach[] = {"problem", "level", "excluded", "baseline_impl", "category", "tf32_changed", "hidden_changed",
                                          "tf32_models", "hidden_models"};
 static const char *const cols_distributions[] = {"model", "scope", "distribution", "samples", "ran", "skipped",
                                                  "passed", "failed", "not_run"};
@@ -482,6 +487,16 @@ static int write_results_json(const kb_report *r, const char *out_dir, kb_err *e
     const char *rev = getenv("KB_GIT_REV");
     fprintf(f, "{\n  \"schema\": 1,\n  \"protocol\": ");
     json_str(f, r->protocol);
+    fprintf(f, ",\n  \"baseline\": ");
+    json_str(f, kb_baseline_name(r->baseline));
+    fprintf(f, ",\n  \"baseline_time\": ");
+    if (r->baseline == KB_BASELINE_TORCH) {
+        char what[128];
+        snprintf(what, sizeof what, "PyTorch eager: fidelity.h5 /<fp32|tf32>/%s @torch_ms", r->base_timer[0] ? r->base_timer : "<timer>");
+        json_str(f, what);
+    } else {
+        json_str(f, "the C baseline: baseline-time.h5 /<fp32|tf32>/timing @reported_ms");
+    }
     fprintf(f, ",\n  \"artifacts\": ");
     json_str(f, r->artifacts);
     fprintf(f, ",\n  \"harness_rev\": ");

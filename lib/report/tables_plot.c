@@ -71,10 +71,10 @@ static int plot_speedup_conditions(const kb_report *r, const char *dir, kb_err *
     fclose(b);
     fprintf(o.f, "# Correct Speedup (geometric mean over correctly solved problems) per model and level, under the\n"
                  "# four conditions; protocol %s. Written by kb-aggregate, read by plots/speedup_conditions.gp.\n"
-                 "#protocol: %s\n#models: %zu\n#rows: %zu\n#points: %zu\n"
+                 "#protocol: %s\n#baseline: %s\n#models: %zu\n#rows: %zu\n#points: %zu\n"
                  "\"group\" \"FP32 x standard\" \"FP32 x verified\" \"TF32 x standard\" \"TF32 x verified\" "
                  "\"n1\" \"n2\" \"n3\" \"n4\"\n%s",
-            r->protocol, r->protocol, d->n_models, d->n_models * (size_t)(r->n_levels + 1), points, body ? body : "");
+            r->protocol, r->protocol, kb_baseline_name(r->baseline), d->n_models, d->n_models * (size_t)(r->n_levels + 1), points, body ? body : "");
     free(body);
     return kbt_out_commit(&o, dir, "speedup_conditions.dat", err);
 }
@@ -102,8 +102,8 @@ static int plot_fastp(const kb_report *r, const char *dir, kb_err *err)
         points += kbt_level_problems(d, 0) > 0;
     fprintf(o.f, "# Fast@p (share of ALL problems whose best verified sample is faster than p x the TF32 baseline),\n"
                  "# pooled over levels, one block per model: p, Fast@p. Exact step function: a point at p = 0 and at\n"
-                 "# every best speedup. Protocol %s. Read by plots/fastp.gp.\n#protocol: %s\n#models: %zu\n#points: %zu\n",
-            r->protocol, r->protocol, d->n_models, points);
+                 "# every best speedup. Protocol %s. Read by plots/fastp.gp.\n#protocol: %s\n#baseline: %s\n#models: %zu\n#points: %zu\n",
+            r->protocol, r->protocol, kb_baseline_name(r->baseline), d->n_models, points);
     for (size_t m = 0; m < d->n_models; m++) {
         size_t n = 0;
         for (size_t p = 0; p < d->n_problems; p++) {
@@ -151,8 +151,8 @@ static int plot_speedup_memory(const kb_report *r, const char *dir, kb_err *err)
         }
     fprintf(o.f, "# Speedup (TF32 baseline time / kernel time) against memory ratio (baseline peak / kernel peak) of\n"
                  "# the best verified sample, one point per model x problem, one block per model: mem_ratio speedup\n"
-                 "# problem. Protocol %s. Read by plots/speedup_memory.gp.\n#protocol: %s\n#models: %zu\n#points: %zu\n",
-            r->protocol, r->protocol, d->n_models, points);
+                 "# problem. Protocol %s. Read by plots/speedup_memory.gp.\n#protocol: %s\n#baseline: %s\n#models: %zu\n#points: %zu\n",
+            r->protocol, r->protocol, kb_baseline_name(r->baseline), d->n_models, points);
     for (size_t m = 0; m < d->n_models; m++) {
         fprintf(o.f, "%s%s\n", m ? "\n\n" : "", gq(r->models[m].display));
         int any = 0;
@@ -198,8 +198,8 @@ static int plot_hidden_failures(const kb_report *r, const char *dir, kb_err *err
     fprintf(o.f, "# Hidden-distribution failures (samples that ran the draw, were not skipped, and failed), per\n"
                  "# distribution (rows) and model (columns). Block 0: over all samples; block 1: over the best\n"
                  "# standard-correct sample per problem. Protocol %s. Read by plots/hidden_failures.gp.\n"
-                 "#protocol: %s\n#models: %zu\n#points: %zu\n#max: %zu\n",
-            r->protocol, r->protocol, d->n_models, points, maxf);
+                 "#protocol: %s\n#baseline: %s\n#models: %zu\n#points: %zu\n#max: %zu\n",
+            r->protocol, r->protocol, kb_baseline_name(r->baseline), d->n_models, points, maxf);
     for (int best = 0; best < 2; best++) {
         fprintf(o.f, "%s\"distribution\"", best ? "\n\n" : "");
         for (size_t m = 0; m < d->n_models; m++)
@@ -245,9 +245,11 @@ static int plot_roofline(const kb_report *r, const char *dir, kb_err *err)
     fprintf(o.f, "# Roofline fraction per problem: floor / time, floor = max(flops / %.3g FLOP/s, bytes / %.3g B/s)\n"
                  "# (H200 FP32 SIMT peak; measured device-to-device copy bandwidth). Block 0: the baseline in both\n"
                  "# math modes (idx, problem, FP32, TF32); then one block per model: idx, problem, fraction of the best\n"
-                 "# verified sample. Protocol %s. Read by plots/roofline.gp.\n#protocol: %s\n#models: %zu\n#problems: %zu\n"
+                 "# verified sample. Protocol %s. Read by plots/roofline.gp.\n#protocol: %s\n#baseline: %s\n#models: %zu\n#problems: %zu\n"
                  "#points: %zu\n",
-            KB_ROOF_FLOPS, KB_ROOF_BW, r->protocol, r->protocol, d->n_models, d->n_problems, points);
+            KB_ROOF_FLOPS, KB_ROOF_BW, r->protocol, r->protocol, kb_baseline_name(r->baseline), d->n_models, d->n_problems, points);
+    if (r->n_unscoped)
+        fprintf(o.f, "# %zu problems have no baseline (no model has a sample for them): NaN in block 0\n", r->n_unscoped);
     fprintf(o.f, "\"idx\" \"problem\" \"PyTorch eager (FP32 matmul)\" \"PyTorch eager (TF32 matmul)\"\n");
     for (size_t p = 0; p < d->n_problems; p++) {
         const kb_problem_rec *pr = &d->problems[p];

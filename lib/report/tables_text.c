@@ -148,8 +148,8 @@ static void text_table_write(kbt_out *o, const kb_report *r, const text_table *t
         ncols = r->n_levels + t->pooled;
     }
     if (tex) {
-        fprintf(o->f, "\\begin{table}[t]\n\\centering\n\\small\n\\caption{%s}\n\\label{%s}\n\\begin{tabular}{l", t->caption,
-                t->label);
+        fprintf(o->f, "\\begin{table}[t]\n\\centering\n\\small\n\\caption{%s Speedups against %s.}\n\\label{%s}\n\\begin{tabular}{l",
+                t->caption, kb_baseline_label(r->baseline), t->label);
         for (int c = 0; c < ncols; c++)
             fprintf(o->f, "c");
         fprintf(o->f, "}\n\\toprule\nModel");
@@ -475,7 +475,8 @@ int kbt_write_markdown(const kb_report *r, const char *dir, kb_err *err)
     if (kbt_out_open(&o, err) != 0)
         return -1;
     const kb_data *d = &r->data;
-    fprintf(o.f, "# KernelBench-Verified tables: protocol %s\n\n", r->protocol);
+    fprintf(o.f, "# KernelBench-Verified tables: protocol %s, speedups against %s (BASELINE=%s)\n\n", r->protocol,
+            kb_baseline_label(r->baseline), kb_baseline_name(r->baseline));
     fprintf(o.f, "Made by kb-aggregate from `%s` (%zu models, %zu problems", r->artifacts, d->n_models, d->n_problems);
     for (int li = 0; li < r->n_levels; li++)
         fprintf(o.f, "; level%d: %zu", r->levels[li], kbt_level_problems(d, r->levels[li]));
@@ -484,6 +485,20 @@ int kbt_write_markdown(const kb_report *r, const char *dir, kb_err *err)
                  "Rows marked (paper) are the paper's published numbers (247 problems, 7 models, H200) for the model "
                  "models.csv maps to them: compare them knowing the problem sets differ.\n\n",
             isnan(r->tau) ? "unknown" : kbt_h_tau(r->tau));
+    if (r->baseline == KB_BASELINE_TORCH)
+        fprintf(o.f, "Baseline: PyTorch eager, timed by the fidelity stage in the same run, in each math mode, under the %s "
+                     "timer (fidelity.h5 @torch_ms): the paper's denominator, so the (paper) rows compare like for like. "
+                     "The baseline peak (Mem Eff) is the C baseline's memory profile: fidelity.h5 records no eager peak.\n\n",
+                r->base_timer[0] ? r->base_timer : "run's");
+    else
+        fprintf(o.f, "Baseline: the C baseline (problems/levelN/NNN_name.c, baseline-time.h5), timed by the harness's timer "
+                     "in each math mode. The paper divides by PyTorch eager: BASELINE=torch gives those tables "
+                     "(tables-torch/).\n\n");
+    if (r->n_unscoped)
+        fprintf(o.f, "%zu of the %zu problems have no baseline: no model has a sample for them (make baselines MODEL=... "
+                     "makes baselines only for the problems its models have samples for). Each counts as a failure in "
+                     "every share's denominator, as any problem without a sample does; their baseline columns are –.\n\n",
+                r->n_unscoped, d->n_problems);
     models_table(&o, r, 0);
     for (size_t t = 0; t < N_SHARED; t++)
         text_table_write(&o, r, &shared_tables[t], 0);
@@ -503,9 +518,9 @@ int kbt_write_latex(const kb_report *r, const char *dir, kb_err *err)
     kbt_out o;
     if (kbt_out_open(&o, err) != 0)
         return -1;
-    fprintf(o.f, "%% KernelBench-Verified tables, protocol %s: made by kb-aggregate from %s.\n"
+    fprintf(o.f, "%% KernelBench-Verified tables, protocol %s, speedups against %s (BASELINE=%s): made by kb-aggregate from %s.\n"
                  "%% Needs \\usepackage{booktabs}. Rows in italics are the paper's published numbers.\n\n",
-            r->protocol, r->artifacts);
+            r->protocol, kb_baseline_label(r->baseline), kb_baseline_name(r->baseline), r->artifacts);
     models_table(&o, r, 1);
     for (size_t t = 0; t < N_SHARED; t++)
         text_table_write(&o, r, &shared_tables[t], 1);

@@ -3,7 +3,8 @@
 # when models.csv does not describe x, when models.csv is malformed, or when a problem of x holds
 # more samples (files and failed responses of its extraction.csv) than its samples_per_problem;
 # each time with a message that says what to add or change. A model that is described passes the
-# check. Real runs of make (the GPU stages replaced by a recorder, tests/fixtures/fake-stage.sh),
+# check; and `make baselines MODEL=x` plans the baselines of the problems x has samples for, failed
+# responses included. Real runs of make (the GPU stages replaced by a recorder, tests/fixtures/fake-stage.sh),
 # on a throw-away model in submissions/ (removed on exit) and copies of models.csv (MODELS_CSV=).
 # Run from the repository root with BUILD set (make test-sh does).
 set -uo pipefail
@@ -76,5 +77,17 @@ if make --no-print-directory BUILD="$BUILD" MODEL=$m MODELS_CSV="$tmp/good.csv" 
 else
     echo "FAIL: a described model: $(tail -5 "$tmp/out")"; fail=1
 fi
+# 6. the baselines of a model are those of the problems it has samples for, as the tables count
+# them: files, and failed responses of its extraction.csv (a problem with no file here)
+printf 'problem,sample,outcome,reason,source\nlevel1/019_relu,s0,ok,x,r/s0.txt\nlevel1/019_relu,s1,ok,x,r/s1.txt\nlevel1/050_conv2d_alexnet_conv1,s0,truncated,cut off,r/s2.txt\n' \
+    > "submissions/$m/extraction.csv"
+got=$(make -n --no-print-directory BUILD="$BUILD" ARTIFACTS="$tmp/art" MODEL=$m MODELS_CSV="$tmp/good.csv" baselines 2>&1 |
+    grep -- 'bin/kb-baseline-time --' | grep -o 'problems/level[^ ]*\.so' | sort | tr '\n' ' ')
+if [ "$got" = "problems/level1/019_relu.so problems/level1/050_conv2d_alexnet_conv1.so " ]; then
+    echo "ok: make baselines MODEL=x times the baselines of its sample files' and its failed responses' problems only"
+else
+    echo "FAIL: make -n baselines MODEL=$m (files of 019_relu, a failed response of 050): baseline-time for '$got'"; fail=1
+fi
+rm "submissions/$m/extraction.csv"
 [ $fail = 0 ] && echo "make_models: models.csv is checked before any work"
 exit $fail

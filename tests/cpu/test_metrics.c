@@ -1002,7 +1002,7 @@ static int load(tree *t, kb_err *err)
     char art[512], models_csv[512];
     snprintf(art, sizeof art, "%s/artifacts/paper/", t->dir);
     snprintf(models_csv, sizeof models_csv, "%s/models.csv", t->dir);
-    return kb_report_load(&t->r, art, problems, 3, models_csv, NULL, "", err);
+    return kb_report_load(&t->r, art, problems, 3, models_csv, NULL, "", NULL, err);
 }
 
 static int model_index(const kb_report *r, const char *name)
