@@ -1,4 +1,5 @@
-/* extract.c -- see kb_extract.h: one response into one sample (the tree is extract_tree.c). */
+/* extract.c -- see kb_extract.h: one response into one sample, or one file taken as a sample as
+ * it is (the tree is extract_tree.c). */
 #include "llm/kb_extract.h"
 
 #include <stdarg.h>
@@ -424,4 +425,42 @@ int kb_extract_response(const char *text, size_t len, kb_prompt_style style, kb_
     free(bs.v);
     free(t);
     return rc;
+}
+
+int kb_extract_file(const char *text, size_t len, kb_prompt_style style, kb_extract_result *r, kb_err *err)
+{
+    memset(r, 0, sizeof *r);
+    const void *nul = memchr(text, '\0', len);
+    if (nul) {
+        result(r, KB_EX_NOT_TEXT, "a NUL byte at offset %zu: not a text file", (size_t)((const char *)nul - text));
+        return 0;
+    }
+    size_t i = 0;
+    while (i < len && is_ws(text[i]))
+        i++;
+    if (i == len) {
+        result(r, KB_EX_EMPTY, len ? "only white space (%zu bytes)" : "an empty file", len);
+        return 0;
+    }
+    /* checked as a block is (line ends made LF, no byte-order mark); the sample is the bytes */
+    size_t n;
+    char *t = normalise(text, len, &n);
+    if (!t)
+        return kb_errf(err, KB_EXIT_FAIL, "out of memory");
+    int ok = style == KB_STYLE_ABI ? check_cu(t, n, "file", r->reason, sizeof r->reason, err)
+                                   : check_py(t, n, "file", r->reason, sizeof r->reason, err);
+    free(t);
+    if (ok < 0)
+        return -1;
+    if (!ok) {
+        r->outcome = KB_EX_WRONG_NAME;
+        return 0;
+    }
+    if (!(r->code = malloc(len + 1)))
+        return kb_errf(err, KB_EXIT_FAIL, "out of memory");
+    memcpy(r->code, text, len);
+    r->code[len] = '\0';
+    r->code_len = len;
+    result(r, KB_EX_OK, "the file, taken unchanged");
+    return 0;
 }
