@@ -67,7 +67,7 @@ static int models_row(const char *csv, const char *submissions, const char *mode
                "sample id + 1): make it the N the run asked for\n",
                csv, line, model, added, model, p->samples_per_problem);
         if (p->config[0])
-            printf(TAG "%s names the run's model_name and temperature\n", p->config);
+            printf(TAG "%s names the run's model_name, temperature and num_samples\n", p->config);
     } else {
         printf(TAG "%s:%zu already describes %s: left as it is\n", csv, row->line, model);
         if (strcmp(row->prompt_style, "kernelbench") != 0)

@@ -299,8 +299,8 @@ static void classify(walk *w, const char *dir, const char *path, const char *nam
     } else if (ends_with(name, "pass_at_k_results.json")) {
         skip(w, path, KB_SKIP_RECORD, "KernelBench's pass@k results (the pipeline computes its own metrics: make all)");
     } else if (!strcmp(name, "generation_config.yaml")) {
-        skip(w, path, KB_SKIP_RECORD, "KernelBench's generation config (not a sample; its model_name and temperature "
-                                      "are what models.csv's provider and sampling columns ask for)");
+        skip(w, path, KB_SKIP_RECORD, "KernelBench's generation config (not a sample; its model_name, temperature and "
+                                      "num_samples tell models.csv's provider, sampling and samples_per_problem)");
         if (!w->p->config[0])
             snprintf(w->p->config, sizeof w->p->config, "%s", path);
     } else if (!strcmp(name, "extraction.csv")) {
