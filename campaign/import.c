@@ -157,9 +157,9 @@ int main(int argc, char **argv)
         rc = models_row(models_csv, submissions, model, &p, kb_model_find(rows, n_rows, model));
     }
     if (written && p.by_skip[KB_SKIP_CONFLICT]) {
-        fprintf(stderr, "kb-import: %zu files claim samples that other, different files claim too (listed above as "
-                "not taken): those samples were not written; keep one file of each and import again\n",
-                p.by_skip[KB_SKIP_CONFLICT]);
+        fprintf(stderr, "kb-import: %zu files claim samples that other, different files claim too (%s): those "
+                "samples were not written; keep one file of each and import again\n", p.by_skip[KB_SKIP_CONFLICT],
+                quiet ? "without --quiet, each is listed as not taken" : "listed above as not taken");
         rc = rc ? rc : 1;
     }
     free(rows);
