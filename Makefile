@@ -22,6 +22,7 @@ include mk/goals.mk mk/build.mk mk/pipeline.mk mk/llm.mk mk/mutation.mk mk/test.
 #: fidelity               the C baselines against PyTorch eager: tables/fidelity.csv and its figure (GPU)
 #: prompts                one prompt per problem and style (STYLE=kernelbench|abi; default both): artifacts/prompts/ (no GPU)
 #: extract                RESPONSES=dir MODEL=name [STYLE=abi]: raw responses into submissions/MODEL/ and its extraction.csv
+#: import                 FROM=dir MODEL=name: KernelBench's files, in its own layouts, into submissions/MODEL/, and a models.csv row
 #: mutants                MUTATE_FROM=models: one fault per mutant into submissions/mutants/ and its mutants.csv (no GPU)
 #: build                  the stages, libraries and problems (no GPU needed to build)
 #: problems               the problem objects only

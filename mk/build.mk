@@ -70,7 +70,7 @@ LIBKBRUNNER := $(LIBD)/libkbrunner.so
 # Where each binary's main lives: the pipeline's stages (stages/, and kb-runner, their child), the
 # campaigns around the pipeline (campaign/: prompts and extraction, mutation analysis), small
 # tools (tools/). CPU ones need no CUDA at run time; GPU ones link the GPU harness.
-CPU_MAINS := stages/compile stages/aggregate tools/h5get campaign/prompts campaign/extract campaign/mutate \
+CPU_MAINS := stages/compile stages/aggregate tools/h5get campaign/prompts campaign/extract campaign/import campaign/mutate \
              campaign/mutation-report
 GPU_MAINS := stages/sanity-check stages/baseline-time stages/verify-distributions stages/memory-profile \
              stages/fidelity stages/runner campaign/witness tools/gpuinfo

@@ -7,7 +7,7 @@ DEFAULT_GOAL := $(if $(MODEL)$(PROBLEM),all,help)
 GOALS := $(or $(MAKECMDGOALS),$(DEFAULT_GOAL))
 # Knob values are checked before any goal runs (not `make help` / `make deps`): a bad one stops
 # here with what it must be, before anything is built or compiled.
-NO_SUBMISSION_GOALS := help deps report test test-slow test-unit test-sh test-tier-fast test-tier-slow clean prompts extract
+NO_SUBMISSION_GOALS := help deps report test test-slow test-unit test-sh test-tier-fast test-tier-slow clean prompts extract import
 # non-empty when a goal reads submissions/: then its layout is checked (below)
 READS_SUBMISSIONS := $(filter-out $(NO_SUBMISSION_GOALS),$(GOALS))
 # The settings table (lib/core/kb_settings.def, read by awk: no binary needed) gives the knobs, their

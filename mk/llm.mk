@@ -4,6 +4,9 @@
 # from the template, the problem's .py and its descriptor; rewritten only when its bytes change.
 # make extract RESPONSES=dir MODEL=name: dir/levelN/NNN_name/sK.txt into submissions/MODEL/ and its
 # extraction.csv. STYLE: kernelbench or abi (prompts: empty = both; extract: empty = kernelbench).
+# make import FROM=dir MODEL=name: model-written KernelBench files in KernelBench's own layouts (a
+# run folder, generated_kernels, level_L/problem_P/, raw answers, a submission tree) into
+# submissions/MODEL/ and its extraction.csv, and a row for MODEL in MODELS_CSV if it has none.
 STYLE ?=
 PROMPT_STYLES := kernelbench abi
 ifneq ($(filter prompts extract,$(GOALS)),)
@@ -21,10 +24,13 @@ $(ARTIFACTS)/prompts/%.txt: problems/$$(call prompt_problem,$$*).py $(BUILD)/pro
   $$(if $$(filter abi,$$(call prompt_style,$$*)),include/kb/submission.h)
 	$(Q)$(BIN)/kb-prompts --style $(call prompt_style,$*) --problem $(BUILD)/problems/$(call prompt_problem,$*).so \
 	  --spec problems/$(call prompt_problem,$*).py --templates prompts --abi-header include/kb/submission.h --out $@ && touch $@
-.PHONY: prompts extract
+.PHONY: prompts extract import
 prompts: $(PROMPTS)
 	@echo "prompts: $(words $(PROMPTS)) files under $(ARTIFACTS)/prompts/ ($(or $(STYLE),$(PROMPT_STYLES)))"
 extract: $(BIN)/kb-extract
 	@[ -n "$(RESPONSES)" ] && [ -n "$(MODEL)" ] || { echo "make extract needs RESPONSES=dir (levelN/NNN_name/sK.txt) and MODEL=name" >&2; exit 2; }
 	$(Q)$(BIN)/kb-extract --responses $(RESPONSES) --model $(MODEL) --style $(or $(STYLE),kernelbench)
 
+import: $(BIN)/kb-import
+	@[ -n "$(FROM)" ] && [ -n "$(MODEL)" ] || { echo "make import needs FROM=dir (KernelBench's files: a run folder, generated_kernels, level_L/problem_P/ ...) and MODEL=name" >&2; exit 2; }
+	$(Q)$(BIN)/kb-import --from $(FROM) --model $(MODEL) --models-csv $(MODELS_CSV)

@@ -26,7 +26,7 @@ export KB_PROBLEMS_DIR := $(abspath problems)
 
 ALL_MODELS := $(sort $(patsubst submissions/%/,%,$(dir $(wildcard submissions/*/level*))))
 ifneq ($(MODEL),)
-ifeq ($(filter $(MODEL),$(ALL_MODELS))$(filter extract,$(GOALS)),)
+ifeq ($(filter $(MODEL),$(ALL_MODELS))$(filter extract import,$(GOALS)),)
 $(error unknown model '$(MODEL)': no submissions/$(MODEL)/levelN/ directory. Models: $(ALL_MODELS))
 endif
 MODELS := $(MODEL)

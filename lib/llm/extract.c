@@ -1,4 +1,5 @@
-/* extract.c -- see kb_extract.h: one response into one sample (the tree is extract_tree.c). */
+/* extract.c -- see kb_extract.h: one response into one sample, or one file taken as a sample as
+ * it is (the tree is extract_tree.c). */
 #include "llm/kb_extract.h"
 
 #include <stdarg.h>
@@ -335,26 +336,41 @@ static int line_of(const char *t, size_t off)
     return line;
 }
 
-int kb_extract_response(const char *text, size_t len, kb_prompt_style style, kb_extract_result *r, kb_err *err)
+/* What every text meets first: a NUL byte is not_text; then, on its copy with LF line ends and no
+ * byte-order mark, nothing but white space is empty. Returns 1 with that copy in *t (malloc'd, *n
+ * bytes, *from: its first byte that is no white space); 0 with r's outcome set; -1 out of memory.
+ * `what` names the text in the reasons ("response", "file"). */
+static int first_checks(const char *text, size_t len, const char *what, kb_extract_result *r, char **t, size_t *n,
+                        size_t *from, kb_err *err)
 {
     memset(r, 0, sizeof *r);
     const void *nul = memchr(text, '\0', len);
     if (nul) {
-        result(r, KB_EX_NOT_TEXT, "a NUL byte at offset %zu: not a text response", (size_t)((const char *)nul - text));
+        result(r, KB_EX_NOT_TEXT, "a NUL byte at offset %zu: not a text %s", (size_t)((const char *)nul - text), what);
         return 0;
     }
-    size_t n;
-    char *t = normalise(text, len, &n);
-    if (!t)
+    if (!(*t = normalise(text, len, n)))
         return kb_errf(err, KB_EXIT_FAIL, "out of memory");
-    size_t from = 0;
-    while (from < n && is_ws(t[from]))
-        from++;
-    if (from == n) {
-        result(r, KB_EX_EMPTY, n ? "only white space (%zu bytes)" : "an empty response", n);
-        free(t);
-        return 0;
-    }
+    for (*from = 0; *from < *n && is_ws((*t)[*from]);)
+        (*from)++;
+    if (*from < *n)
+        return 1;
+    if (*n)
+        result(r, KB_EX_EMPTY, "only white space (%zu bytes)", *n);
+    else
+        result(r, KB_EX_EMPTY, "an empty %s", what);
+    free(*t);
+    *t = NULL;
+    return 0;
+}
+
+int kb_extract_response(const char *text, size_t len, kb_prompt_style style, kb_extract_result *r, kb_err *err)
+{
+    size_t n, from;
+    char *t;
+    int go = first_checks(text, len, "response", r, &t, &n, &from, err);
+    if (go <= 0)
+        return go;
     if (strncmp(t + from, "<think>", 7) != 0) {
         from = 0; /* fences are read from the start of their line */
     } else {
@@ -424,4 +440,30 @@ int kb_extract_response(const char *text, size_t len, kb_prompt_style style, kb_
     free(bs.v);
     free(t);
     return rc;
+}
+
+int kb_extract_file(const char *text, size_t len, kb_prompt_style style, kb_extract_result *r, kb_err *err)
+{
+    /* checked as a block is (line ends made LF, no byte-order mark); the sample is the bytes */
+    size_t n, from;
+    char *t;
+    int go = first_checks(text, len, "file", r, &t, &n, &from, err);
+    if (go <= 0)
+        return go;
+    int ok = style == KB_STYLE_ABI ? check_cu(t, n, "file", r->reason, sizeof r->reason, err)
+                                   : check_py(t, n, "file", r->reason, sizeof r->reason, err);
+    free(t);
+    if (ok < 0)
+        return -1;
+    if (!ok) {
+        r->outcome = KB_EX_WRONG_NAME;
+        return 0;
+    }
+    if (!(r->code = malloc(len + 1)))
+        return kb_errf(err, KB_EXIT_FAIL, "out of memory");
+    memcpy(r->code, text, len);
+    r->code[len] = '\0';
+    r->code_len = len;
+    result(r, KB_EX_OK, "the file, taken unchanged");
+    return 0;
 }

@@ -1,7 +1,8 @@
 /* extract_tree.c -- see kb_extract.h: a directory of responses into a submission tree and its
- * manifest. Everything is decided before anything is written: the responses are read and
- * extracted in memory, then the manifest is written (it marks the tree as an extraction's), then
- * the samples, then stale samples are deleted. An interrupted run is finished by running it again. */
+ * manifest, and the writing of such a tree, which kb-import shares (kb_extract_write). Everything
+ * is decided before anything is written: the responses are read and extracted in memory, then the
+ * manifest is written (it marks the tree as an extraction's), then the samples, then stale samples
+ * are deleted. An interrupted run is finished by running it again. */
 #include "llm/kb_extract.h"
 
 #include <csv.h>
@@ -35,8 +36,7 @@ static int problem_name(const char *s)
     return strlen(s) > 4 && strspn(s, DIGITS) == 3 && s[3] == '_' && all_of(s + 4, NAME_BYTES);
 }
 
-/* sK.<ext> -> K, or -1 */
-static long sample_number(const char *s, const char *ext)
+long kb_sample_number(const char *s, const char *ext)
 {
     size_t n = strlen(s), e = strlen(ext);
     if (n < 3 + e || s[0] != 's' || strcmp(s + n - e, ext) != 0 || s[n - e - 1] != '.')
@@ -78,16 +78,8 @@ static int is_file(const char *path)
 
 /* ---- the responses ------------------------------------------------------------------------------ */
 
-typedef struct resp {
-    char problem[256]; /* level1/019_relu */
-    char sample[32];   /* s0 */
-    long num;
-    char path[4096];   /* the response file, as RESPONSES/... */
-    kb_extract_result res;
-} resp;
-
 typedef struct walk {
-    resp *v;
+    kb_extract_sample *v;
     size_t n, cap;
     char errors[2048]; /* the first LISTED_ERRORS bad entries */
     size_t n_errors;
@@ -102,11 +94,11 @@ static void bad(walk *w, const char *path, const char *why)
     }
 }
 
-static resp *add_resp(walk *w)
+static kb_extract_sample *add_resp(walk *w)
 {
     if (w->n == w->cap) {
         size_t cap = w->cap ? 2 * w->cap : 64;
-        resp *v = realloc(w->v, cap * sizeof *v);
+        kb_extract_sample *v = realloc(w->v, cap * sizeof *v);
         if (!v) {
             w->oom = 1;
             return NULL;
@@ -114,7 +106,7 @@ static resp *add_resp(walk *w)
         w->v = v;
         w->cap = cap;
     }
-    resp *r = &w->v[w->n++];
+    kb_extract_sample *r = &w->v[w->n++];
     memset(r, 0, sizeof *r);
     return r;
 }
@@ -129,17 +121,17 @@ static void walk_problem(walk *w, const char *dir, const char *id)
     }
     for (int i = 0; i < n; i++) {
         char path[4096];
-        long k = sample_number(e[i]->d_name, "txt");
+        long k = kb_sample_number(e[i]->d_name, "txt");
         if (kb_fmt(path, sizeof path, "%s/%s", dir, e[i]->d_name) < 0 || k < 0 || !is_file(path)) {
             bad(w, path, "not a response: a response is a file sK.txt");
             continue;
         }
-        resp *r = add_resp(w);
+        kb_extract_sample *r = add_resp(w);
         if (!r)
             break;
         snprintf(r->problem, sizeof r->problem, "%s", id);
         snprintf(r->sample, sizeof r->sample, "%.*s", (int)(strlen(e[i]->d_name) - 4), e[i]->d_name);
-        memcpy(r->path, path, sizeof r->path);
+        memcpy(r->source, path, sizeof r->source);
         r->num = k;
     }
     free_list(e, n);
@@ -193,16 +185,16 @@ static void walk_responses(walk *w, const char *root, const char *problems, size
     free_list(lv, nl);
 }
 
+/* ---- the manifest -------------------------------------------------------------------------------- */
+
 static int by_cell(const void *a, const void *b)
 {
-    const resp *x = a, *y = b;
+    const kb_extract_sample *x = a, *y = b;
     int c = strcmp(x->problem, y->problem);
     if (c == 0)
         c = (x->num > y->num) - (x->num < y->num); /* s2 before s10 */
     return c ? c : strcmp(x->sample, y->sample);
 }
-
-/* ---- the manifest -------------------------------------------------------------------------------- */
 
 static void csv_field(FILE *f, const char *s, int first)
 {
@@ -214,19 +206,19 @@ static void csv_field(FILE *f, const char *s, int first)
         fputs(s, f);
 }
 
-static int manifest_text(const walk *w, char **buf, size_t *len, kb_err *err)
+static int manifest_text(const kb_extract_sample *v, size_t n, char **buf, size_t *len, kb_err *err)
 {
     FILE *f = open_memstream(buf, len);
     if (!f)
         return kb_errf(err, KB_EXIT_FAIL, "out of memory");
     fputs("problem,sample,outcome,reason,source\n", f);
-    for (size_t i = 0; i < w->n; i++) {
-        const resp *r = &w->v[i];
+    for (size_t i = 0; i < n; i++) {
+        const kb_extract_sample *r = &v[i];
         csv_field(f, r->problem, 1);
         csv_field(f, r->sample, 0);
         csv_field(f, kb_extract_outcome_name(r->res.outcome), 0);
         csv_field(f, r->res.reason, 0);
-        csv_field(f, r->path, 0);
+        csv_field(f, r->source, 0);
         fputc('\n', f);
     }
     int bad_io = ferror(f);
@@ -239,21 +231,9 @@ static int manifest_text(const walk *w, char **buf, size_t *len, kb_err *err)
 
 /* ---- the tree ------------------------------------------------------------------------------------ */
 
-/* Is path one of the samples this run writes? */
-static int kept(const walk *w, const char *problem, const char *file, const char *ext)
-{
-    for (size_t i = 0; i < w->n; i++) {
-        const resp *r = &w->v[i];
-        size_t k = strlen(r->sample);
-        if (r->res.outcome == KB_EX_OK && !strcmp(r->problem, problem) && !strncmp(file, r->sample, k) && file[k] == '.' &&
-            !strcmp(file + k + 1, ext))
-            return 1;
-    }
-    return 0;
-}
-
 typedef struct kept_set {
-    const walk *w;
+    const kb_extract_sample *v;
+    size_t n;
     const char *ext;
 } kept_set;
 
@@ -261,23 +241,75 @@ typedef struct kept_set {
 static int is_kept(const char *problem, const char *file, void *ctx)
 {
     const kept_set *k = ctx;
-    return kept(k->w, problem, file, k->ext);
+    for (size_t i = 0; i < k->n; i++) {
+        const kb_extract_sample *r = &k->v[i];
+        size_t len = strlen(r->sample);
+        if (r->res.outcome == KB_EX_OK && !strcmp(r->problem, problem) && !strncmp(file, r->sample, len) &&
+            file[len] == '.' && !strcmp(file + len + 1, k->ext))
+            return 1;
+    }
+    return 0;
 }
 
-/* The model's directory may be written: absent, empty, or an earlier extraction's. */
-static int check_model_dir(const char *mdir, const char *model, kb_err *err)
+int kb_extract_claim(const char *submissions, const char *model, char *mdir, size_t mdir_len, char *manifest,
+                     size_t manifest_len, kb_err *err)
 {
     if (!all_of(model, NAME_BYTES ".-"))
         return kb_errf(err, KB_EXIT_USAGE, "--model '%s': a model name holds letters, digits, '.', '_', '-'", model);
+    if (kb_fmt(mdir, mdir_len, "%s/%s", submissions, model) < 0 ||
+        kb_fmt(manifest, manifest_len, "%s/" MANIFEST, mdir) < 0)
+        return kb_errf(err, KB_EXIT_USAGE, "--model %s: name too long", model);
     int c = kb_tree_claimable(mdir, MANIFEST);
     if (c == 2)
         return kb_errf(err, KB_EXIT_FAIL, "%s exists and is not a directory", mdir);
     if (c == 1)
         return kb_errf(err, KB_EXIT_FAIL,
-                       "%s exists and was not made by an extraction (no %s): extract into another MODEL, or move it away "
-                       "(an extraction owns its model's tree and deletes the samples it did not write)",
+                       "%s exists and was not made by an extraction or an import (no %s): choose another MODEL, or "
+                       "move it away (make extract and make import own their model's tree and delete the samples "
+                       "they did not write)",
                        mdir, MANIFEST);
     return 0;
+}
+
+int kb_extract_write(const char *mdir, const char *manifest, kb_extract_sample *v, size_t n, const char *ext,
+                     kb_extract_row_fn on_row, void *ctx, kb_extract_summary *s, kb_err *err)
+{
+    if (n)
+        qsort(v, n, sizeof *v, by_cell);
+    char *man = NULL;
+    size_t man_len = 0;
+    int rc = manifest_text(v, n, &man, &man_len, err);
+    if (rc == 0)
+        rc = kb_write_if_changed(manifest, man, man_len, &s->manifest_changed, err);
+    free(man);
+    /* the samples, the level directories of every level answered (so that a model whose every
+     * sample failed is still a model), then what is stale */
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        kb_extract_sample *r = &v[i];
+        char path[4096];
+        if (kb_fmt(path, sizeof path, "%s/%s/%s.%s", mdir, r->problem, r->sample, ext) < 0) {
+            rc = kb_errf(err, KB_EXIT_FAIL, "%s/%s: path too long", mdir, r->problem);
+            break;
+        }
+        s->by_outcome[r->res.outcome]++;
+        if (on_row)
+            on_row(ctx, r->problem, r->sample, &r->res, r->source);
+        if (r->res.outcome != KB_EX_OK) {
+            char ldir[4096];
+            rc = kb_fmt(ldir, sizeof ldir, "%s/%.6s", mdir, r->problem) < 0 ? kb_errf(err, KB_EXIT_FAIL, "path too long")
+                                                                              : kb_mkdirs(ldir, err);
+            continue;
+        }
+        int changed = 0;
+        rc = kb_write_if_changed(path, r->res.code, r->res.code_len, &changed, err);
+        s->written += changed;
+        s->unchanged += !changed;
+    }
+    kept_set ks = {v, n, ext};
+    if (rc == 0)
+        rc = kb_tree_prune(mdir, is_kept, &ks, "stale sample", &s->removed, err);
+    s->responses = n;
+    return rc;
 }
 
 int kb_extract_tree(const kb_extract_opts *o, kb_extract_summary *s, kb_err *err)
@@ -290,10 +322,7 @@ int kb_extract_tree(const kb_extract_opts *o, kb_extract_summary *s, kb_err *err
     snprintf(root, sizeof root, "%s", o->responses);
     for (size_t k = strlen(root); k > 1 && root[k - 1] == '/'; k--)
         root[k - 1] = '\0';
-    if (kb_fmt(mdir, sizeof mdir, "%s/%s", o->submissions, o->model) < 0 ||
-        kb_fmt(s->manifest, sizeof s->manifest, "%s/" MANIFEST, mdir) < 0)
-        return kb_errf(err, KB_EXIT_USAGE, "--model %s: name too long", o->model);
-    if (check_model_dir(mdir, o->model, err) != 0)
+    if (kb_extract_claim(o->submissions, o->model, mdir, sizeof mdir, s->manifest, sizeof s->manifest, err) != 0)
         return -1;
 
     walk w = {0};
@@ -304,48 +333,16 @@ int kb_extract_tree(const kb_extract_opts *o, kb_extract_summary *s, kb_err *err
     else if (w.n_errors)
         rc = kb_errf(err, KB_EXIT_FAIL, "%s holds %zu entries that are no responses (nothing was written):%s%s", root,
                      w.n_errors, w.errors, w.n_errors > LISTED_ERRORS ? "\n  ..." : "");
-    if (w.n)
-        qsort(w.v, w.n, sizeof *w.v, by_cell);
     /* read and extract everything first */
     for (size_t i = 0; i < w.n && rc == 0; i++) {
         size_t len;
-        char *text = kb_read_file(w.v[i].path, &len, err);
+        char *text = kb_read_file(w.v[i].source, &len, err);
         if (!text || kb_extract_response(text, len, o->style, &w.v[i].res, err) != 0)
             rc = -1;
         free(text);
     }
-    char *man = NULL;
-    size_t man_len = 0;
-    if (rc == 0 && (rc = manifest_text(&w, &man, &man_len, err)) == 0)
-        rc = kb_write_if_changed(s->manifest, man, man_len, &s->manifest_changed, err);
-    free(man);
-    /* the samples, the level directories of every level answered (so that a model whose every
-     * sample failed is still a model), then what is stale */
-    for (size_t i = 0; i < w.n && rc == 0; i++) {
-        resp *r = &w.v[i];
-        char path[4096];
-        if (kb_fmt(path, sizeof path, "%s/%s/%s.%s", mdir, r->problem, r->sample, kb_style_ext(o->style)) < 0) {
-            rc = kb_errf(err, KB_EXIT_FAIL, "%s/%s: path too long", mdir, r->problem);
-            break;
-        }
-        s->by_outcome[r->res.outcome]++;
-        if (o->on_row)
-            o->on_row(o->ctx, r->problem, r->sample, &r->res, r->path);
-        if (r->res.outcome != KB_EX_OK) {
-            char ldir[4096];
-            rc = kb_fmt(ldir, sizeof ldir, "%s/%.6s", mdir, r->problem) < 0 ? kb_errf(err, KB_EXIT_FAIL, "path too long")
-                                                                              : kb_mkdirs(ldir, err);
-            continue;
-        }
-        int changed = 0;
-        rc = kb_write_if_changed(path, r->res.code, r->res.code_len, &changed, err);
-        s->written += changed;
-        s->unchanged += !changed;
-    }
-    kept_set ks = {&w, kb_style_ext(o->style)};
     if (rc == 0)
-        rc = kb_tree_prune(mdir, is_kept, &ks, "stale sample", &s->removed, err);
-    s->responses = w.n;
+        rc = kb_extract_write(mdir, s->manifest, w.v, w.n, kb_style_ext(o->style), o->on_row, o->ctx, s, err);
     for (size_t i = 0; i < w.n; i++)
         kb_extract_result_free(&w.v[i].res);
     free(w.v);

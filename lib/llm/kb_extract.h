@@ -66,7 +66,20 @@ typedef struct kb_extract_result {
 /* Extracts the answer of one response (len bytes, need not be NUL-terminated) for `style`.
  * Returns 0 with the outcome in r (whatever it is), -1 only when out of memory. */
 int kb_extract_response(const char *text, size_t len, kb_prompt_style style, kb_extract_result *r, kb_err *err);
+/* A whole file taken as the sample, as it is (kb-import: a KernelBench-format file): the checks a
+ * response's block gets, on the file (its line ends and byte-order mark read as a block's are):
+ * not_text (a NUL byte), empty (nothing but white space), wrong_name (no top-level class ModelNew,
+ * or no kb_forward for abi); else ok, and code is the file's bytes, unchanged. Returns 0 with the
+ * outcome in r, -1 only when out of memory. */
+int kb_extract_file(const char *text, size_t len, kb_prompt_style style, kb_extract_result *r, kb_err *err);
 void kb_extract_result_free(kb_extract_result *r);
+
+/* sK.<ext> -> K (decimal digits, at most 9), else -1. */
+long kb_sample_number(const char *name, const char *ext);
+
+/* Called once per row of a manifest, in its order (problem, then sample number). */
+typedef void (*kb_extract_row_fn)(void *ctx, const char *problem, const char *sample, const kb_extract_result *r,
+                                  const char *source);
 
 /* One extraction run: every response under `responses` into <submissions>/<model>/. */
 typedef struct kb_extract_opts {
@@ -75,8 +88,7 @@ typedef struct kb_extract_opts {
     const char *model;       /* letters, digits, '.', '_', '-' */
     const char *problems;    /* the problems root, "problems": each response must name one */
     kb_prompt_style style;
-    /* called once per response, in the manifest's order (may be NULL) */
-    void (*on_row)(void *ctx, const char *problem, const char *sample, const kb_extract_result *r, const char *source);
+    kb_extract_row_fn on_row; /* once per response (may be NULL) */
     void *ctx;
 } kb_extract_opts;
 
@@ -97,6 +109,31 @@ typedef struct kb_extract_summary {
  * an extraction (no extraction.csv: KB_EXIT_FAIL). In a tree made by an extraction, sample files
  * that this run does not write are deleted: the tree is exactly the responses' ok rows. */
 int kb_extract_tree(const kb_extract_opts *o, kb_extract_summary *s, kb_err *err);
+
+/* ---- a submission tree with its manifest: what kb-extract and kb-import share ---------------- */
+
+/* One row of extraction.csv, and with outcome ok the bytes of its sample file. */
+typedef struct kb_extract_sample {
+    char problem[256]; /* level1/019_relu */
+    char sample[32];   /* s0 */
+    long num;          /* its number: s2 sorts before s10 */
+    char source[4096]; /* the file it came from, as its directory was given */
+    kb_extract_result res;
+} kb_extract_sample;
+
+/* <submissions>/<model>/ for a tool that owns the whole tree: the model name valid (else
+ * KB_EXIT_USAGE), the directory absent, empty or holding an extraction.csv (an earlier
+ * extraction's or import's; else KB_EXIT_FAIL, saying what to do). Writes nothing; gives the
+ * directory's path and its manifest's. */
+int kb_extract_claim(const char *submissions, const char *model, char *mdir, size_t mdir_len, char *manifest,
+                     size_t manifest_len, kb_err *err);
+/* Writes a claimed tree from rows decided in memory: sorts v (problem, then sample number), writes
+ * the manifest, then every ok row's file <mdir>/<problem>/<sample>.<ext> and a level directory for
+ * every level a row names, then deletes every sample file no ok row claims (kb_tree_prune). Files
+ * whose bytes would not change are not touched. Fills s's counts (s->manifest is the caller's);
+ * on_row (may be NULL) sees each row. v stays the caller's. */
+int kb_extract_write(const char *mdir, const char *manifest, kb_extract_sample *v, size_t n, const char *ext,
+                     kb_extract_row_fn on_row, void *ctx, kb_extract_summary *s, kb_err *err);
 
 #ifdef __cplusplus
 }

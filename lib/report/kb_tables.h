@@ -77,6 +77,15 @@ int kb_models_require(const kb_model_info *v, size_t n, const char *models_csv, 
  * row's samples_per_problem: 0, else -1 with an error saying which problem and what to change. */
 int kb_model_check_samples(const kb_model_info *mi, const char *models_csv, const char *where, size_t n_samples,
                            kb_err *err);
+/* A row for a model whose files say little of it (kb-import): `model` as model and display_name,
+ * provider, date and sampling "unknown", paper_name and order empty, samples_per_problem and
+ * prompt_style as given, in the order of the file's header (columns it has besides these empty).
+ * Appended: every byte already in models_csv stays (a newline added after a last line without
+ * one), and the file is replaced atomically; an absent file is created with the header
+ * KB_MODELS_COLUMNS. The caller has read the file (kb_read_models_csv) and found no row for the
+ * model. *line: the new row's line in the file; row (row_len bytes): the row as written. */
+int kb_models_append(const char *models_csv, const char *model, int samples_per_problem, const char *prompt_style,
+                     size_t *line, char *row, size_t row_len, kb_err *err);
 
 /* submissions/<model>/extraction.csv (kb-extract, docs/prompts.md): its header is exactly
  * problem,sample,outcome,reason,source and every outcome one of kb_extract_outcome_name's. */

@@ -232,6 +232,63 @@ int kb_model_check_samples(const kb_model_info *mi, const char *models_csv, cons
                    where, n_samples, models_csv, mi->line, mi->model, mi->samples_per_problem);
 }
 
+int kb_models_append(const char *models_csv, const char *model, int samples_per_problem, const char *prompt_style,
+                     size_t *line, char *row, size_t row_len, kb_err *err)
+{
+    int exists = kb_file_exists(models_csv);
+    size_t len = 0;
+    char *old = exists ? kb_read_file(models_csv, &len, err) : strdup(KB_MODELS_COLUMNS "\n");
+    if (!old)
+        return exists ? -1 : kb_errf(err, KB_EXIT_FAIL, "out of memory");
+    if (!exists)
+        len = strlen(old);
+    kbt_csv t = {0};
+    int rc = exists ? kbt_csv_read(models_csv, &t, err) : 0;
+    /* the file's line end (its first line's) */
+    const char *nl = memchr(old, '\n', len), *eol = nl && nl > old && nl[-1] == '\r' ? "\r\n" : "\n";
+    char spp[16];
+    snprintf(spp, sizeof spp, "%d", samples_per_problem);
+    /* the values by column; a column the header does not name, or another one, stays empty */
+    const char *value[N_COLS] = {model, model, "", "", "unknown", "unknown", "unknown", spp, prompt_style};
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *f = rc == 0 ? open_memstream(&text, &text_len) : NULL;
+    if (rc == 0 && !f)
+        rc = kb_errf(err, KB_EXIT_FAIL, "out of memory");
+    if (f) {
+        fwrite(old, 1, len, f);
+        if (len && old[len - 1] != '\n')
+            fputs(eol, f);
+        size_t ncols = t.n ? t.ncols[0] : N_COLS;
+        for (size_t j = 0; j < ncols; j++) {
+            const char *name = t.n ? t.rows[0][j] : col_names[j], *v = "";
+            for (int c = 0; c < N_COLS; c++)
+                if (!strcmp(name, col_names[c]))
+                    v = value[c];
+            fprintf(f, "%s%s", j ? "," : "", v);
+        }
+        fputs(eol, f);
+        if (fclose(f) != 0)
+            rc = kb_errf(err, KB_EXIT_FAIL, "out of memory");
+    }
+    if (rc == 0) {
+        /* the row is the text's last line */
+        size_t start = text_len - strlen(eol);
+        while (start > 0 && text[start - 1] != '\n')
+            start--;
+        snprintf(row, row_len, "%.*s", (int)(text_len - strlen(eol) - start), text + start);
+        *line = 1;
+        for (size_t i = 0; i < start; i++)
+            *line += text[i] == '\n';
+    }
+    if (rc == 0)
+        rc = kb_write_file_atomic(models_csv, text, text_len, err);
+    free(text);
+    free(old);
+    kbt_csv_free(&t);
+    return rc;
+}
+
 /* ---- extraction.csv ------------------------------------------------------------------------------- */
 
 static int outcome_ok(const char *s)

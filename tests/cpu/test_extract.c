@@ -10,7 +10,10 @@
  *   - CommonMark fences: a closing fence at least as long as the opening one, of the same
  *     character, with nothing after it; four spaces of indentation is no fence;
  *   - extraction is a function of the bytes (the same response twice, the same result);
- *   - kb_write_if_changed leaves a file with the same bytes alone (its mtime too).
+ *   - kb_write_if_changed leaves a file with the same bytes alone (its mtime too);
+ *   - a whole file as the sample (kb_extract_file, kb-import's check): its bytes unchanged (CRLF,
+ *     a byte-order mark, no newline at the end), a NUL byte not_text, nothing but white space
+ *     empty, no top-level ModelNew wrong_name (a nested one, one in a string do not count).
  * Run from the repository root (make test-unit does).
  */
 #include "kbt.h"
@@ -182,6 +185,54 @@ static void test_fences(void **state)
     }
 }
 
+/* ---- a whole file as the sample ----------------------------------------------------------------- */
+
+typedef struct file_case {
+    const char *what, *text;
+    size_t len; /* 0: strlen(text) */
+    kb_extract_outcome want;
+    const char *reason; /* a substring of the reason */
+} file_case;
+
+static void test_file(void **state)
+{
+    (void)state;
+    static const file_case cases[] = {
+        {"a KernelBench file", "import torch\n\nclass ModelNew(torch.nn.Module):\n    pass\n", 0, KB_EX_OK, "taken unchanged"},
+        {"CRLF and a byte-order mark", "\xef\xbb\xbfimport torch\r\nclass ModelNew(torch.nn.Module):\r\n    pass\r\n", 0,
+         KB_EX_OK, "taken unchanged"},
+        {"lone CRs", "import torch\rclass ModelNew:\r    pass\r", 0, KB_EX_OK, ""},
+        {"no newline at the end", "class ModelNew:\n    pass", 0, KB_EX_OK, ""},
+        {"ModelNew assigned", "import torch\nModelNew = torch.nn.Identity\n", 0, KB_EX_OK, ""},
+        {"a NUL byte", "class ModelNew:\n    x = 1\0\n", 26, KB_EX_NOT_TEXT, "a NUL byte at offset 25: not a text file"},
+        {"an empty file", "", 0, KB_EX_EMPTY, "an empty file"},
+        {"white space", " \n\t \n", 0, KB_EX_EMPTY, "only white space (5 bytes)"},
+        {"a byte-order mark alone", "\xef\xbb\xbf", 0, KB_EX_EMPTY, "an empty file"},
+        {"Model only", "class Model:\n    pass\n", 0, KB_EX_WRONG_NAME, "no top-level class ModelNew in the file (its classes: Model)"},
+        {"a nested ModelNew", "class Outer:\n    class ModelNew:\n        pass\n", 0, KB_EX_WRONG_NAME, "its classes: Outer"},
+        {"ModelNew in a string", "doc = '''\nclass ModelNew:\n'''\n", 0, KB_EX_WRONG_NAME, "it defines no class"},
+        /* not judged here: a markdown answer saved as .py is taken as it is, and the compile stage
+         * records its syntax error (tests/cpu/compile_py.sh) */
+        {"a fenced answer", "```python\nclass ModelNew:\n    pass\n```\n", 0, KB_EX_OK, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const file_case *c = &cases[i];
+        size_t len = c->len ? c->len : strlen(c->text);
+        kb_extract_result r;
+        kb_err err = {0};
+        KBT_CHECK(kb_extract_file(c->text, len, KB_STYLE_KERNELBENCH, &r, &err) == 0, "%s: %s", c->what, err.msg);
+        KBT_CHECK(r.outcome == c->want, "%s: %s (%s), not %s", c->what, kb_extract_outcome_name(r.outcome), r.reason,
+                  kb_extract_outcome_name(c->want));
+        KBT_CHECK(strstr(r.reason, c->reason), "%s: the reason \"%s\" lacks \"%s\"", c->what, r.reason, c->reason);
+        if (c->want == KB_EX_OK)
+            KBT_CHECK(r.code && r.code_len == len && !memcmp(r.code, c->text, len), "%s: the sample is not the file's bytes",
+                      c->what);
+        else
+            KBT_CHECK(!r.code, "%s: a failed file has code", c->what);
+        kb_extract_result_free(&r);
+    }
+}
+
 /* ---- write-if-changed -------------------------------------------------------------------------- */
 
 static void test_write_if_changed(void **state)
@@ -218,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_not_text),
         cmocka_unit_test(test_one_megabyte),
         cmocka_unit_test(test_fences),
+        cmocka_unit_test(test_file),
         cmocka_unit_test(test_write_if_changed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,10 @@
  *   - a model without a row is refused with the file, the model, the header and a row to fill;
  *   - more samples of a problem than samples_per_problem is refused, naming the problem, counting
  *     sample files and failed responses together (a sample with a file and an ok row once);
- *   - extraction.csv: a bad header or an unknown outcome word is an error with file and line.
+ *   - extraction.csv: a bad header or an unknown outcome word is an error with file and line;
+ *   - kb_models_append (kb-import's row): every byte of the file kept, the row in the header's
+ *     column order (others empty), the file's line end, a newline added after a last line that
+ *     lacks one, an absent file made with the header; the row passes the rules it is read by.
  */
 #include "kbt.h"
 
@@ -208,11 +211,60 @@ static void test_check(void **state)
     free(dir);
 }
 
+/* kb_models_append: the file before, the file after */
+typedef struct append_case {
+    const char *what, *before, *after;
+} append_case;
+
+static void test_append(void **state)
+{
+    (void)state;
+    static const append_case cases[] = {
+        {"the columns' order", HDR GOOD_ROW, HDR GOOD_ROW "imp,imp,,,unknown,unknown,unknown,3,kernelbench\n"},
+        {"another order, a column of its own, no newline at the end",
+         "notes,prompt_style,samples_per_problem,sampling,date,provider,order,paper_name,display_name,model\nx,abi,5,t,unknown,P,,,M,m",
+         "notes,prompt_style,samples_per_problem,sampling,date,provider,order,paper_name,display_name,model\nx,abi,5,t,unknown,P,,,M,m\n"
+         ",kernelbench,3,unknown,unknown,unknown,,,imp,imp\n"},
+        {"CRLF line ends", KB_MODELS_COLUMNS "\r\n", KB_MODELS_COLUMNS "\r\nimp,imp,,,unknown,unknown,unknown,3,kernelbench\r\n"},
+        {"an absent file", NULL, HDR "imp,imp,,,unknown,unknown,unknown,3,kernelbench\n"},
+    };
+    static const size_t lines[] = {3, 3, 2, 2};
+    char *dir = kbt_tmpdir("models");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const append_case *c = &cases[i];
+        char name[32], path[1024], row[512];
+        snprintf(name, sizeof name, "m%zu.csv", i);
+        snprintf(path, sizeof path, "%.900s/%s", dir, name);
+        if (c->before)
+            write_tmp(dir, name, c->before);
+        kb_err err = {0};
+        size_t line = 0;
+        KBT_CHECK(kb_models_append(path, "imp", 3, "kernelbench", &line, row, sizeof row, &err) == 0, "%s: %s", c->what,
+                  err.msg);
+        char *got = kb_read_file(path, NULL, &err);
+        KBT_CHECK(got && !strcmp(got, c->after), "%s: the file is\n%s\nnot\n%s", c->what, got ? got : err.msg, c->after);
+        KBT_CHECK(line == lines[i], "%s: the row's line is %zu, not %zu", c->what, line, lines[i]);
+        KBT_CHECK(strstr(c->after, row) && strstr(row, "imp") && !strchr(row, '\n') && !strchr(row, '\r'),
+                  "%s: the row is '%s'", c->what, row);
+        kb_model_info *v = NULL;
+        size_t n = 0;
+        KBT_CHECK(kb_read_models_csv(path, &v, &n, &err) == 0, "%s: the appended row is refused: %s", c->what, err.msg);
+        const kb_model_info *mi = kb_model_find(v, n, "imp");
+        KBT_CHECK(mi && mi->samples_per_problem == 3 && !strcmp(mi->provider, "unknown") && !strcmp(mi->display, "imp") &&
+                      !strcmp(mi->prompt_style, "kernelbench"),
+                  "%s: the row read back", c->what);
+        free(v);
+        free(got);
+    }
+    kbt_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows),        cmocka_unit_test(test_fields_read),    cmocka_unit_test(test_require),
-        cmocka_unit_test(test_extraction_csv), cmocka_unit_test(test_check),
+        cmocka_unit_test(test_extraction_csv), cmocka_unit_test(test_check),     cmocka_unit_test(test_append),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
