@@ -1491,6 +1491,17 @@ template <typename T> struct OpCopyBits {
     __device__ T operator()(T x) const { return x; }
 };
 
+/* integer tensor + integer scalar (add_(1) on a LongTensor: AddFunctor<int64_t>, no float opmath) */
+template <typename T> struct OpAddIntS {
+    static constexpr int N = 1;
+    typedef T out_t;
+    typedef T in0_t;
+    typedef float in1_t;
+    typedef float in2_t;
+    T s;
+    __device__ T operator()(T x) const { return x + s; }
+};
+
 static int copy_into(kb_ctx *ctx, kb_tensor res, kb_tensor x)
 {
     const int ndim = res.ndim;
@@ -1916,6 +1927,38 @@ extern "C" kb_tensor kb_fill(kb_ref *r, kb_tensor out, double v)
     if (!kb_ref_ok(r))
         return kb_ref_none();
     kb_ref_check(r, fill_into(kb_ref_ctx(r), res, v));
+    return kb_ref_ok(r) ? res : kb_ref_none();
+}
+
+extern "C" kb_tensor kb_add_int(kb_ref *r, kb_tensor out, kb_tensor a, int64_t s)
+{
+    if (!kb_ref_ok(r))
+        return kb_ref_none();
+    if (a.dtype != KB_I64 && a.dtype != KB_I32) {
+        kb_ref_fail(r, "kb_add_int: an int64 or int32 tensor (got dtype %d)", (int)a.dtype);
+        return kb_ref_none();
+    }
+    if (!kb_is_contiguous(a)) {
+        kb_ref_fail(r, "kb_add_int: the operand must be contiguous");
+        return kb_ref_none();
+    }
+    kb_tensor res = kb_result(r, out, a.dtype, a.ndim, a.shape, "kb_add_int");
+    if (!kb_ref_ok(r) || kb_numel(a) == 0)
+        return kb_ref_ok(r) ? res : kb_ref_none();
+    int64_t st[1][KB_MAX_DIMS];
+    for (int d = 0; d < a.ndim; d++)
+        st[0][d] = a.stride[d];
+    const void *in[1] = {a.data};
+    kb_ctx *ctx = kb_ref_ctx(r);
+    if (a.dtype == KB_I64) {
+        OpAddIntS<int64_t> op;
+        op.s = s;
+        kb_ref_check(r, launch(ctx, op, res.data, NULL, res.ndim, res.shape, in, st));
+    } else {
+        OpAddIntS<int32_t> op;
+        op.s = (int32_t)s;
+        kb_ref_check(r, launch(ctx, op, res.data, NULL, res.ndim, res.shape, in, st));
+    }
     return kb_ref_ok(r) ? res : kb_ref_none();
 }
 

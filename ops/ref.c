@@ -150,6 +150,14 @@ kb_tensor kb_argf(kb_ref *r, const char *fmt, ...)
     return kb_arg(r, name);
 }
 
+kb_tensor kb_batch_norm_module(kb_ref *r, kb_tensor out, kb_tensor x, const char *module)
+{
+    kb_tensor nbt = kb_argf(r, "%s.num_batches_tracked", module);
+    kb_add_int(r, nbt, nbt, 1); /* _BatchNorm.forward: before F.batch_norm */
+    return kb_batch_norm_train(r, out, x, kb_argf(r, "%s.weight", module), kb_argf(r, "%s.bias", module),
+                               kb_argf(r, "%s.running_mean", module), kb_argf(r, "%s.running_var", module), 0.1, 1e-5);
+}
+
 kb_tensor kb_number(kb_ref *r, kb_tensor t)
 {
     if (r->failed)

@@ -5,18 +5,20 @@
  * flatten, fc. 104 convolutions, 104 BatchNorm2d (batch statistics: the module is never put in
  * eval mode), 314 parameters (44,549,160 values) and 312 buffers.
  *
- * Eager PyTorch, per op: cudnn_convolution (TF32 by cudnn.allow_tf32), cudnn_batch_norm in
- * training mode, which updates running_mean / running_var inside the same kernel (the reference
- * passes them: they are the module's state), ReLU(inplace=True) as relu_ on the BatchNorm's
+ * Eager PyTorch, per op: cudnn_convolution (TF32 by cudnn.allow_tf32), each BatchNorm's
+ * num_batches_tracked.add_(1) then cudnn_batch_norm in training mode, which updates running_mean /
+ * running_var inside the same kernel (kb_batch_norm_module: they are the module's state),
+ * ReLU(inplace=True) as relu_ on the BatchNorm's
  * output, max_pool2d, `out += identity` as add_, adaptive_avg_pool2d((1, 1)) as mean over H, W
  * (ATen's shortcut for a 1x1 output), flatten (a view) and addmm through cuBLASLt with its bias
  * epilogue (kb_linear). Each temporary is freed where eager's refcount frees it: a convolution's
  * output once the BatchNorm after it returns, a block's input once the block returns.
- * Deliberate difference: each BatchNorm's num_batches_tracked += 1 (a one-element int64 add_,
- * 104 launches per forward) is not reproduced; y is unaffected.
  * Napkin math: 1.58e11 FLOP (reference/kernelbench-problems.csv), ~0.4 ms of TF32 tensor-core
- * time at ~400 TFLOP/s, 2.4 ms at 67 TFLOP/s FP32; about 700 kernels, so launch and small-kernel
- * costs dominate. Eager: 8.79 ms on an H100 (reference/kernelbench-problems.csv).
+ * time at ~400 TFLOP/s, 2.4 ms at 67 TFLOP/s FP32; at least 448 launches (by the CSV's op
+ * histogram: 104 convolutions, 104 BatchNorms and their 104 one-element num_batches_tracked
+ * updates, 100 ReLUs, 33 adds, the max pool, the mean, the fc), so launch and small-kernel costs
+ * weigh. Eager: 8.79 ms on an H100 (reference/kernelbench-problems.csv), 12.0 ms FP32 and 12.5 ms
+ * TF32 (warm medians) on the H200 (reference/pytorch-eager-h200.csv): host-bound at this size.
  */
 #include "kb/ref.h"
 
@@ -64,8 +66,7 @@ static kb_tensor conv_bn(kb_ref *r, kb_tensor x, const char *conv, const char *b
 {
     kb_tensor c = kb_conv(r, KB_NEW, x, kb_argf(r, "%s.weight", conv), KB_NEW,
                           KB_CONV_PARAMS(.stride = {stride, stride}, .padding = {padding, padding}));
-    kb_tensor y = kb_batch_norm_train(r, KB_NEW, c, kb_argf(r, "%s.weight", bn), kb_argf(r, "%s.bias", bn),
-                                      kb_argf(r, "%s.running_mean", bn), kb_argf(r, "%s.running_var", bn), 0.1, 1e-5);
+    kb_tensor y = kb_batch_norm_module(r, KB_NEW, c, bn);
     kb_drop(r, c);
     return y;
 }

@@ -111,6 +111,9 @@ kb_tensor kb_rsqrt(kb_ref *r, kb_tensor out, kb_tensor x);
 /* copies and fills */
 kb_tensor kb_copy(kb_ref *r, kb_tensor out, kb_tensor x);     /* strided -> contiguous (x.contiguous()), or dtype cast (x.float()) */
 kb_tensor kb_fill(kb_ref *r, kb_tensor out, double v);        /* out[:] = v (out must exist) */
+/* a + s on an int64 / int32 tensor, in integers (may be in place): BatchNorm's
+ * num_batches_tracked.add_(1), one elementwise launch as eager's */
+kb_tensor kb_add_int(kb_ref *r, kb_tensor out, kb_tensor a, int64_t s);
 kb_tensor kb_zeros_like(kb_ref *r, kb_tensor x);              /* torch.zeros_like */
 /* torch.triu / torch.tril of the last two dims (diagonal 0): out = x with the other triangle zeroed */
 kb_tensor kb_triu(kb_ref *r, kb_tensor out, kb_tensor x, int64_t diagonal);

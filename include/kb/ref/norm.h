@@ -51,11 +51,18 @@ kb_tensor kb_softmax(kb_ref *r, kb_tensor out, kb_tensor x, int dim);
 kb_tensor kb_log_softmax(kb_ref *r, kb_tensor out, kb_tensor x, int dim);
 
 /* nn.BatchNormNd in training mode: x (N, C, spatial...), weight / bias [C] (or KB_NEW),
- * running_mean / running_var [C] (both or neither; updated with momentum as PyTorch does). Every
- * problem passes none: the module's running buffers are not inputs, so on the native path the
- * kernel that updates them in eager (batch_norm_update_stats_and_invert) runs as the plain invstd
- * kernel, cuDNN is called without running buffers, and num_batches_tracked += 1 is not
- * reproduced. */
+ * running_mean / running_var [C] (both or neither; updated with momentum as PyTorch does). The
+ * Level-1 and Level-2 problems pass none (their running statistics are module state the
+ * reference leaves as it is): on the native path the kernel that updates them in eager
+ * (batch_norm_update_stats_and_invert) then runs as the plain invstd kernel, cuDNN is called
+ * without running buffers, and num_batches_tracked += 1 is not reproduced. A network's
+ * BatchNorm runs whole with kb_batch_norm_module. */
+/* A BatchNorm module in training mode as its forward() runs, its tensors found by name under
+ * `module` ("layer1.0.bn1": module.weight, .bias, .running_mean, .running_var,
+ * .num_batches_tracked, as kb_net_batchnorm declares them): num_batches_tracked.add_(1) (one
+ * int64 kernel, kb_add_int), then kb_batch_norm_train with the running statistics, momentum 0.1
+ * and eps 1e-5 (BatchNorm's defaults). */
+kb_tensor kb_batch_norm_module(kb_ref *r, kb_tensor out, kb_tensor x, const char *module);
 kb_tensor kb_batch_norm_train(kb_ref *r, kb_tensor out, kb_tensor x, kb_tensor weight, kb_tensor bias,
                               kb_tensor running_mean, kb_tensor running_var, double momentum, double eps);
 
