@@ -25,15 +25,13 @@ enum {
     H1 = HW - K + 1, P1 = H1 / 2, H2 = P1 - K + 1, P2 = H2 / 2, FLAT = C2 * P2 * P2 /* 28, 14, 10, 5, 400 */
 };
 
-/* F.relu(conv(x)), then F.max_pool2d(x, kernel_size=2, stride=2) */
-static kb_tensor conv_relu_pool(kb_ref *r, kb_tensor x, const char *conv)
+/* F.relu(conv(x)): the conv's output is freed once the relu has read it */
+static kb_tensor conv_relu(kb_ref *r, kb_tensor x, const char *conv)
 {
     kb_tensor c = kb_conv(r, KB_NEW, x, kb_argf(r, "%s.weight", conv), kb_argf(r, "%s.bias", conv), NULL);
     kb_tensor a = kb_relu(r, KB_NEW, c);
     kb_drop(r, c);
-    kb_tensor p = kb_max_pool2d(r, KB_NEW, a, 2, 2, /*padding=*/0, /*dilation=*/1, /*ceil_mode=*/0);
-    kb_drop(r, a);
-    return p;
+    return a;
 }
 
 /* F.relu(fc(x)) */
@@ -45,13 +43,18 @@ static kb_tensor fc_relu(kb_ref *r, kb_tensor x, const char *fc)
     return a;
 }
 
+/* Each `x = ...` frees the previous x once the right-hand side has been computed. */
 static void reference(kb_ref *r)
 {
-    kb_tensor p1 = conv_relu_pool(r, kb_arg(r, "x"), "conv1");
-    kb_tensor p2 = conv_relu_pool(r, p1, "conv2");
+    kb_tensor a1 = conv_relu(r, kb_arg(r, "x"), "conv1");
+    kb_tensor p1 = kb_max_pool2d(r, KB_NEW, a1, 2, 2, /*padding=*/0, /*dilation=*/1, /*ceil_mode=*/0);
+    kb_drop(r, a1);
+    kb_tensor a2 = conv_relu(r, p1, "conv2");
     kb_drop(r, p1);
+    kb_tensor p2 = kb_max_pool2d(r, KB_NEW, a2, 2, 2, /*padding=*/0, /*dilation=*/1, /*ceil_mode=*/0);
+    kb_drop(r, a2);
     kb_tensor f1 = fc_relu(r, KB_VIEW(r, p2, -1, FLAT), "fc1");
-    kb_drop(r, p2);
+    kb_drop(r, p2); /* the view was its last reference */
     kb_tensor f2 = fc_relu(r, f1, "fc2");
     kb_drop(r, f1);
     kb_linear(r, kb_arg(r, "y"), f2, kb_arg(r, "fc3.weight"), kb_arg(r, "fc3.bias"));

@@ -13,7 +13,8 @@
  * adaptive_avg_pool2d((1, 1)) as mean over H, W (ATen's shortcut for a 1x1 output), flatten (a
  * view) and addmm through cublasLtMatmul with its bias epilogue (kb_linear). Each temporary is
  * freed where eager's refcount frees it: a convolution's output once the BatchNorm after it
- * returns, a block's input once the block returns (nn.Sequential rebinding its input).
+ * returns, a block's output once the next block returns (nn.Sequential rebinding its input),
+ * a layer's input once the layer returns (forward()'s `x = self.layerN(x)` holds it).
  * Deliberate difference: each BatchNorm's num_batches_tracked += 1 (a one-element int64 add_,
  * 20 launches per forward) is not reproduced; y is unaffected.
  * Napkin math: 7.29e9 FLOP (7.26e9 of convolutions and fc), ~0.02 ms of TF32, ~0.11 ms of FP32;
@@ -99,15 +100,20 @@ static void reference(kb_ref *r)
     kb_relu(r, t, t);
     kb_tensor x = kb_max_pool2d(r, KB_NEW, t, 3, 2, /*padding=*/1, /*dilation=*/1, /*ceil_mode=*/0);
     kb_drop(r, t);
-    for (int l = 0; l < LAYERS; l++)
+    for (int l = 0; l < LAYERS; l++) {
+        const kb_tensor layer_in = x;
         for (int b = 0; b < BLOCKS; b++) {
             char p[32];
             snprintf(p, sizeof p, "layer%d.%d.", l + 1, b);
             const int first = b == 0 && l > 0;
             kb_tensor y = basic_block(r, x, p, first ? 2 : 1, first);
-            kb_drop(r, x); /* nn.Sequential's `input = module(input)` lets the block's input go */
+            if (b > 0)
+                kb_drop(r, x); /* nn.Sequential's `input = module(input)` lets the block's input go */
             x = y;
         }
+        /* forward()'s `x = self.layerN(x)` held the layer's input until the layer returned */
+        kb_drop(r, layer_in);
+    }
     kb_tensor pooled = kb_adaptive_avg_pool_nd(r, KB_NEW, x, 2, (const int64_t[]){1, 1});
     kb_drop(r, x);
     kb_linear(r, kb_arg(r, "y"), KB_VIEW(r, pooled, BATCH, 512), kb_arg(r, "fc.weight"), kb_arg(r, "fc.bias"));
