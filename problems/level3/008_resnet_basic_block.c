@@ -12,8 +12,8 @@
  * bn1's when conv2's does, conv2's after bn2; the downsample Sequential frees its conv's output
  * after its BatchNorm; identity lives until forward() returns. bn2 writes the output y, which the
  * add and the relu then update in place.
- * Deliberate difference: each BatchNorm's num_batches_tracked += 1 (a one-element int64 add_, 3
- * launches) is not reproduced; y is unaffected.
+ * Each BatchNorm first runs its num_batches_tracked.add_(1) (one int64 kernel), as eager's
+ * _BatchNorm.forward does (kb_batch_norm_module).
  * Napkin math: 2 * 10 * 64 * 224^2 * (27 + 576 + 3) = 3.89e10 FLOP, ~0.1 ms of TF32 at
  * ~400 TFLOP/s; every intermediate is (10, 64, 224, 224), 128 MB: six made, BatchNorm reading
  * its input twice (statistics, then normalisation), the relus and the add reading and rewriting
@@ -41,8 +41,7 @@ static void describe(kb_net *n)
 /* bn(x) in training mode, momentum 0.1, eps 1e-5, its running statistics updated */
 static kb_tensor bn(kb_ref *r, kb_tensor out, kb_tensor x, const char *name)
 {
-    return kb_batch_norm_train(r, out, x, kb_argf(r, "%s.weight", name), kb_argf(r, "%s.bias", name),
-                               kb_argf(r, "%s.running_mean", name), kb_argf(r, "%s.running_var", name), 0.1, 1e-5);
+    return kb_batch_norm_module(r, out, x, name);
 }
 
 static void reference(kb_ref *r)

@@ -12,7 +12,8 @@
  * output, max_pool2d, `out += identity` as add_, adaptive_avg_pool2d((1, 1)) as mean over H, W
  * (ATen's shortcut for a 1x1 output), flatten (a view) and addmm through cuBLASLt with its bias
  * epilogue (kb_linear). Each temporary is freed where eager's refcount frees it: a convolution's
- * output once the BatchNorm after it returns, a block's input once the block returns.
+ * output once the BatchNorm after it returns, a block's input once that block returns (but
+ * a layer's first input, which forward() names until the layer returns).
  * Napkin math: 1.58e11 FLOP (reference/kernelbench-problems.csv), ~0.4 ms of TF32 tensor-core
  * time at ~400 TFLOP/s, 2.4 ms at 67 TFLOP/s FP32; at least 448 launches (by the CSV's op
  * histogram: 104 convolutions, 104 BatchNorms and their 104 one-element num_batches_tracked
@@ -107,14 +108,21 @@ static void reference(kb_ref *r)
     kb_relu(r, t, t);
     kb_tensor x = kb_max_pool2d(r, KB_NEW, t, 3, 2, 1, 1, 0);
     kb_drop(r, t);
-    for (int l = 0; l < 4; l++)
+    for (int l = 0; l < 4; l++) {
+        /* `x = self.layerL(x)`: forward() names the layer's input until the layer returns; inside,
+         * nn.Sequential's `input = module(input)` lets each later block's input go once that block
+         * has returned */
+        kb_tensor layer_in = x;
         for (int b = 0; b < BLOCKS[l]; b++) {
             char p[32];
             snprintf(p, sizeof p, "layer%d.%d", l + 1, b);
             kb_tensor y = bottleneck(r, x, p, b == 0 && l > 0 ? 2 : 1, b == 0);
-            kb_drop(r, x); /* nn.Sequential's `input = module(input)` lets the block's input go */
+            if (b > 0)
+                kb_drop(r, x);
             x = y;
         }
+        kb_drop(r, layer_in);
+    }
     kb_tensor pooled = kb_adaptive_avg_pool_nd(r, KB_NEW, x, 2, (const int64_t[]){1, 1});
     kb_drop(r, x);
     kb_linear(r, kb_arg(r, "y"), KB_VIEW(r, pooled, BATCH, 512 * EXPANSION), kb_arg(r, "fc.weight"),

@@ -19,8 +19,8 @@
  * inside each nn.Sequential a conv's output is freed once its BatchNorm returns and the
  * BatchNorm's once the next conv does, but a block's input stays referenced by the outer
  * Sequential until the block returns.
- * Deliberate difference: each BatchNorm's num_batches_tracked += 1 (a one-element int64 add_,
- * 27 launches per forward) is not reproduced; y is unaffected.
+ * Each BatchNorm first runs its num_batches_tracked.add_(1) (one int64 kernel), as eager's
+ * _BatchNorm.forward does (kb_batch_norm_module).
  * Napkin math: 1.16e10 FLOP (1.14e10 of convolutions and fc, nearly all pointwise; 2.0e8 for the
  * BatchNorms), ~0.03 ms of TF32; activations of 2-32 MB (the largest (10, 64, 112, 112)), each
  * made and read a few times by the BatchNorm, relu and next conv: ~1 GB of traffic, ~0.25 ms at
@@ -62,8 +62,7 @@ static void describe(kb_net *n)
 /* relu_(bn(c)) in training mode; c, the convolution's output, freed once the BatchNorm returns */
 static kb_tensor bn_relu(kb_ref *r, kb_tensor c, const char *bn)
 {
-    kb_tensor y = kb_batch_norm_train(r, KB_NEW, c, kb_argf(r, "%s.weight", bn), kb_argf(r, "%s.bias", bn),
-                                      kb_argf(r, "%s.running_mean", bn), kb_argf(r, "%s.running_var", bn), 0.1, 1e-5);
+    kb_tensor y = kb_batch_norm_module(r, KB_NEW, c, bn);
     kb_drop(r, c);
     kb_relu(r, y, y);
     return y;
