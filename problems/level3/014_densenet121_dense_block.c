@@ -13,8 +13,8 @@
  * own. Memory as eager's refcounts: the BatchNorm output dies once the conv returns (the
  * Sequential), each cat's result once the next one is assigned to x (`x = torch.cat(...)`), the
  * new features with the list when forward returns; the last cat is the output.
- * Deliberate difference: each BatchNorm's num_batches_tracked += 1 (a one-element int64 add_,
- * 6 launches) is not reproduced; y is unaffected.
+ * Each BatchNorm first runs its num_batches_tracked.add_(1) (one int64 kernel), as eager's
+ * _BatchNorm.forward does (kb_batch_norm_module).
  * Peak: at the last cat, the six new features (6 x 64.2 MB) + the previous cat (385 MB) + the
  * result (450 MB) = 1.22 GB over x; reference/pytorch-eager-h200.csv gives 1,608,475,136 B over
  * its resident bytes, 388 MB more: presumably cuDNN's workspace for the last 3x3 convolution
@@ -52,9 +52,9 @@ static void reference(kb_ref *r)
     for (int i = 0; i < LAYERS; i++) {
         /* layers[i](x): BatchNorm (training), relu_, conv 3x3; the BatchNorm output freed by the
          * Sequential once the conv returns; Dropout(0.0) returns the conv's output */
-        kb_tensor b = kb_batch_norm_train(r, KB_NEW, x, kb_argf(r, "layers.%d.0.weight", i),
-                                          kb_argf(r, "layers.%d.0.bias", i), kb_argf(r, "layers.%d.0.running_mean", i),
-                                          kb_argf(r, "layers.%d.0.running_var", i), 0.1, 1e-5);
+        char bn[32];
+        snprintf(bn, sizeof bn, "layers.%d.0", i);
+        kb_tensor b = kb_batch_norm_module(r, KB_NEW, x, bn);
         kb_relu(r, b, b);
         features[i + 1] = kb_conv(r, KB_NEW, b, kb_argf(r, "layers.%d.2.weight", i), KB_NEW,
                                   KB_CONV_PARAMS(.padding = {1, 1}));

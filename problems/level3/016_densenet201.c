@@ -21,8 +21,8 @@
  * or pool returns); in a dense block each cat's result goes once the next one is assigned to x,
  * the new features with the list when the block returns, the block's input when the caller's
  * `x = block(x)` rebinds it; the final BatchNorm's output once the pooled view is assigned.
- * Deliberate difference: each BatchNorm's num_batches_tracked += 1 (a one-element int64 add_,
- * 103 launches per forward) is not reproduced; y is unaffected.
+ * Each BatchNorm first runs its num_batches_tracked.add_(1) (one int64 kernel), as eager's
+ * _BatchNorm.forward does (kb_batch_norm_module).
  * Napkin math: 1.138e11 FLOP (the convolutions 1.12e11; BatchNorm, relu, pools and the classifier
  * the rest; reference/kernelbench-problems.csv gives 1.138e11), ~0.3 ms of TF32 tensor-core
  * time; the largest activation is 32 MB and every kernel is small, so the ~410 launches and
@@ -74,8 +74,7 @@ static void describe(kb_net *n)
 /* BatchNorm2d at `bn` (training mode, running statistics updated) into a new tensor, then relu_ */
 static kb_tensor bn_relu(kb_ref *r, kb_tensor x, const char *bn)
 {
-    kb_tensor y = kb_batch_norm_train(r, KB_NEW, x, kb_argf(r, "%s.weight", bn), kb_argf(r, "%s.bias", bn),
-                                      kb_argf(r, "%s.running_mean", bn), kb_argf(r, "%s.running_var", bn), 0.1, 1e-5);
+    kb_tensor y = kb_batch_norm_module(r, KB_NEW, x, bn);
     return kb_relu(r, y, y);
 }
 
