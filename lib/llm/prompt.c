@@ -91,7 +91,31 @@ static int sb_take(sbuf *b, char **out, size_t *len, kb_err *err)
 
 static int is_ident_byte(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
 
-/* Names the kept code binds itself (def parameters, `name =` anywhere, `for name in`), so that
+/* Whether the name at [i, i + k) is one of the unparenthesised targets that begin a line,
+ * `a, name, c = value` (the targets and commas alone between the line's start and a single `=`). */
+static int tuple_target(const kb_py_module *m, size_t i, size_t k)
+{
+    int commas = 0;
+    size_t b = i;
+    for (; b > 0 && m->mask[b - 1] != '\n'; b--) {
+        char c = m->mask[b - 1];
+        if (c == ',')
+            commas++;
+        else if (!is_ident_byte(c) && c != ' ' && c != '\t')
+            return 0;
+    }
+    size_t a = i + k;
+    for (; a < m->len && m->mask[a] != '='; a++) {
+        char c = m->mask[a];
+        if (c == ',')
+            commas++;
+        else if (!is_ident_byte(c) && c != ' ' && c != '\t')
+            return 0;
+    }
+    return commas > 0 && a + 1 < m->len && m->mask[a + 1] != '=';
+}
+
+/* Names the kept code binds itself (def parameters, `name =` anywhere, unpacked targets `a, name = ...`, `for name in`), so that
  * a use of one of them is not mistaken for a use of a removed module constant. */
 static int bound_here(const kb_py_module *m, const char *keep, const char *name)
 {
@@ -105,6 +129,8 @@ static int bound_here(const kb_py_module *m, const char *keep, const char *name)
             a++;
         if (a + 1 < m->len && m->mask[a] == '=' && m->mask[a + 1] != '=')
             return 1; /* name = ...: a local, a keyword argument, a default */
+        if (tuple_target(m, i, k))
+            return 1; /* n, name, c = ...: one of a statement's unpacked targets */
         size_t b = i;
         while (b > 0 && (m->mask[b - 1] == ' ' || m->mask[b - 1] == '\t' || m->mask[b - 1] == '\n' || m->mask[b - 1] == '*'))
             b--;

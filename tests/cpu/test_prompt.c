@@ -153,6 +153,17 @@ static void test_spec(void **state)
     KBT_MSG_HAS(err.msg, "'batch_size' (line 17)");
     KBT_MSG_HAS(err.msg, "line 13 uses");
     free(v);
+    /* a local of the same name, bound by unpacking (L3/25's ChannelShuffle: `batch_size, ... = x.size()`) */
+    v = variant("        return torch.cumsum(x, dim=self.dim) * self.scale\n",
+                "        batch_size, n = x.size()\n        return torch.cumsum(x, dim=self.dim) * batch_size\n");
+    KBT_CHECK(v && kb_prompt_spec(v, strlen(v), 1, &out, &len, &err) == 0, "an unpacked local was taken for the constant: %s",
+              err.msg);
+    free(out);
+    free(v);
+    /* a comparison is no binding */
+    v = variant("* self.scale\n", "* self.scale\n        batch_size, n == 1\n");
+    KBT_CHECK(v && kb_prompt_spec(v, strlen(v), 1, &out, &len, &err) != 0, "batch_size, n == 1 taken for a binding");
+    free(v);
 }
 
 static void test_constructor(void **state)
