@@ -57,9 +57,9 @@
  * the engine with a cast functor (direct_copy_kernel_cuda); fill/zeros: a nullary functor on
  * the vectorized path (fill_kernel_cuda). triu/tril: triu_tril_kernel's geometry (512 threads,
  * 8 bytes per thread). flip: the offset path over a negatively strided input (flip_kernel).
- * cat2: CatArrayBatchedCopy's contiguous form (grid (blocks, tensors), 128 threads, 16-byte
- * vectors when aligned). dropout: Dropout.cu's own kernels (at the end of this file), not the
- * engine.
+ * cat: Shape.cu's cat_out_cuda (parallel_cat's CatArrayBatchedCopy kernels, batches of 128
+ * contiguous or 64 strided inputs per launch; copy_ per input past 4 dimensions or 2^31 elements).
+ * dropout: Dropout.cu's own kernels (at the end of this file), not the engine.
  *
  * Napkin math (L1/19 ReLU etc.: x (4096, 393216) fp32, 6 GiB): 6.44 GB read + 6.44 GB written =
  * 12.9 GB; at ~4.2 TB/s of read+write bandwidth that is ~3.1 ms, what eager PyTorch takes on the
@@ -1294,60 +1294,143 @@ triu_tril_kernel(float *y, const float *x, int64_t rows, int64_t cols, int64_t k
     }
 }
 
-/* ---- cat of two contiguous tensors (CatArrayBatchedCopy, contiguous form) ------------------ */
+/* ---- torch.cat: cat_out_cuda's batched copies (ATen/native/cuda/Shape.cu) ------------------ */
 
-constexpr int kCatThreads = 128;
+constexpr int kCatBatch = 128;       /* CAT_ARRAY_BATCH_SIZE: inputs per launch, contiguous inputs */
+constexpr int kCatMaxDims = 4;       /* CAT_ARRAY_MAX_INPUT_DIMS */
+constexpr int kCatVecBytes = 16;     /* the vectorized and alignedK kernels' alignment */
+constexpr int kCatThreads = 128;     /* getCatGridContig's block */
+constexpr int kCatTbPerSm = 32;      /* ... and its cap: 32 blocks per SM */
+constexpr int kCatWideThreads = 512; /* 32 * 16, the unaligned kernels' block (grid 2 x SMs) */
 
-struct CatArgs {
-    const char *src[2];
-    int64_t seg[2];    /* elements of one outer slice of each input: len_k * inner */
-    int64_t off[2];    /* its element offset in an outer slice of the result */
-    int64_t nelem[2];  /* outer * seg */
-    int64_t out_seg;   /* (len_a + len_b) * inner */
+/* TensorSizeStride<unsigned int, 4> */
+struct CatSizeStride {
+    unsigned size[kCatMaxDims];
+    unsigned stride[kCatMaxDims];
 };
 
-/* parallel_cat's kernels over the collapsed (outer, len, inner) view; blockIdx.y picks the
- * input. I, the index type: unsigned int when the result is 32-bit indexable (parallel_cat's
- * CatArrayBatchedCopy*_contig<T, unsigned int, ...>), int64_t where PyTorch would copy each input
- * into a narrowed view instead. ILP > 1: CatArrayBatchedCopy_alignedK_contig (every input 16-byte
- * aligned): a thread loads ILP elements of its input as one vector, computes each one's place in
- * the result (one division each), then stores them one by one; the elements past the last whole
- * vector go one at a time. ILP = 1: CatArrayBatchedCopy_contig. (On the H200 the 64-bit division of
- * every element took L1/92's cat 4.39 ms against eager's alignedK kernel 3.13 ms.) */
-template <typename T, int ILP, typename I>
-__global__ void __launch_bounds__(kCatThreads) cat_kernel(char *out, CatArgs a)
+/* CatArrInputTensorMetadata<T, unsigned int, B, S>, field for field (the kernel's argument block
+ * is as large as eager's): B inputs of one launch; S == 1 for contiguous inputs (no per-input
+ * strides), S == B for strided ones. */
+template <int B, int S> struct CatMeta {
+    const char *src[B];
+    unsigned offset[B];   /* the input's first index along the cat dimension of the result */
+    unsigned dim_size[B]; /* its extent along that dimension */
+    unsigned nelem[B];
+    bool contig[B];
+    CatSizeStride in[S];
+};
+typedef CatMeta<kCatBatch, 1> CatMetaContig;
+typedef CatMeta<kCatBatch / 2, kCatBatch / 2> CatMetaStrided;
+
+/* CatArrIndexToOffset: the offset, in the result (sizes and strides `s`, the cat dimension's extent
+ * replaced by the input's), of the input's element `lin` in row-major order. Dims - 1 divisions. */
+template <int Dims>
+__device__ __forceinline__ unsigned cat_offset(const CatSizeStride &s, unsigned dim_size, int cat_dim, unsigned lin)
 {
-    const int t = blockIdx.y;
-    const T *src = reinterpret_cast<const T *>(a.src[t]);
-    T *dst = reinterpret_cast<T *>(out);
-    const I seg = (I)a.seg[t], off = (I)a.off[t], n = (I)a.nelem[t], out_seg = (I)a.out_seg;
-    I i = ((I)blockIdx.x * blockDim.x + threadIdx.x) * ILP;
-    const I step = (I)gridDim.x * blockDim.x * ILP;
+    unsigned off = 0;
+#pragma unroll
+    for (int i = Dims - 1; i >= 1; --i) {
+        const unsigned len = i == cat_dim ? dim_size : s.size[i];
+        const unsigned next = lin / len;
+        off += (lin - next * len) * s.stride[i];
+        lin = next;
+    }
+    return off + lin * s.stride[0];
+}
+
+/* CatArrayBatchedCopy_vectorized: every input slice and the result's row are whole 16-byte
+ * vectors; the dimensions from the cat one on are flattened into vectors (the host passes
+ * Dims = cat dim + 1 and the sizes / strides in vectors), each thread moves one vector per step of
+ * its grid-stride loop. ES: the element size (16 / ES elements per vector). */
+template <int ES, int Dims>
+__global__ void cat_vec_kernel(char *out, CatMetaContig m, CatSizeStride os, int cat_dim, unsigned trailing)
+{
+    constexpr unsigned kPer = kCatVecBytes / ES;
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned n = m.nelem[blockIdx.y] / kPer;
+    if (tid >= n)
+        return;
+    const char *src = m.src[blockIdx.y];
+    const unsigned offset = m.offset[blockIdx.y] * trailing / kPer;
+    const unsigned dim_size = m.dim_size[blockIdx.y] * trailing / kPer;
+    const int64_t base = (int64_t)offset * kCatVecBytes;
+    const unsigned step = gridDim.x * blockDim.x;
+    while (tid < n) {
+        const int64_t at = (int64_t)cat_offset<Dims>(os, dim_size, cat_dim, tid) * kCatVecBytes;
+        const uint4 v = *reinterpret_cast<const uint4 *>(src + (int64_t)kCatVecBytes * tid);
+        *reinterpret_cast<uint4 *>(out + base + at) = v;
+        tid += step;
+    }
+}
+
+/* CatArrayBatchedCopy_alignedK_contig: every input 16-byte aligned; a thread loads ILP elements of
+ * its input as one vector, computes each one's place in the result, stores them one by one; the
+ * elements past the last whole vector go one at a time (by the one thread that reaches them). */
+template <typename T, int ILP, int Dims>
+__global__ void cat_aligned_kernel(T *out, CatMetaContig m, CatSizeStride os, int cat_dim, unsigned dim_stride)
+{
+    unsigned i = (blockIdx.x * blockDim.x + threadIdx.x) * ILP;
+    const unsigned step = gridDim.x * blockDim.x * ILP;
+    const unsigned n = m.nelem[blockIdx.y];
     if (i >= n)
         return;
-    if constexpr (ILP > 1) {
-        I at[ILP];
-        T v[ILP];
-        for (; i + ILP <= n; i += step) {
+    const T *src = reinterpret_cast<const T *>(m.src[blockIdx.y]);
+    const unsigned dim_size = m.dim_size[blockIdx.y];
+    const unsigned base = m.offset[blockIdx.y] * dim_stride;
+    unsigned at[ILP];
+    T v[ILP];
+    while (i + ILP <= n) {
+        for (int k = 0; k < ILP; k++)
+            at[k] = cat_offset<Dims>(os, dim_size, cat_dim, i + k);
+        *reinterpret_cast<Vec<T, ILP> *>(v) = *reinterpret_cast<const Vec<T, ILP> *>(src + i);
 #pragma unroll
-            for (int k = 0; k < ILP; k++) {
-                const I e = i + k, o = e / seg;
-                at[k] = o * out_seg + off + (e - o * seg);
-            }
-            *reinterpret_cast<Vec<T, ILP> *>(v) = *reinterpret_cast<const Vec<T, ILP> *>(src + i);
-#pragma unroll
-            for (int k = 0; k < ILP; k++)
-                dst[at[k]] = v[k];
-        }
-        for (; i < n; i++) {
-            const I o = i / seg;
-            dst[o * out_seg + off + (i - o * seg)] = src[i];
-        }
-    } else {
-        for (; i < n; i += step) {
-            const I o = i / seg;
-            dst[o * out_seg + off + (i - o * seg)] = src[i];
-        }
+        for (int k = 0; k < ILP; k++)
+            out[base + at[k]] = v[k];
+        i += step;
+    }
+    while (i < n) {
+        out[base + cat_offset<Dims>(os, dim_size, cat_dim, i)] = src[i];
+        i++;
+    }
+}
+
+/* CatArrayBatchedCopy_contig: contiguous inputs, one element per thread and grid step. */
+template <typename T, int Dims>
+__global__ void cat_contig_kernel(T *out, CatMetaContig m, CatSizeStride os, int cat_dim, unsigned dim_stride)
+{
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned n = m.nelem[blockIdx.y];
+    if (tid >= n)
+        return;
+    const T *src = reinterpret_cast<const T *>(m.src[blockIdx.y]);
+    const unsigned dim_size = m.dim_size[blockIdx.y];
+    const unsigned base = m.offset[blockIdx.y] * dim_stride;
+    const unsigned step = gridDim.x * blockDim.x;
+    while (tid < n) {
+        out[base + cat_offset<Dims>(os, dim_size, cat_dim, tid)] = src[tid];
+        tid += step;
+    }
+}
+
+/* CatArrayBatchedCopy (stride_size > 1): strided inputs, each element's source offset from the
+ * input's own sizes and strides. */
+template <typename T, int Dims>
+__global__ void cat_strided_kernel(T *out, CatMetaStrided m, CatSizeStride os, int cat_dim, unsigned dim_stride)
+{
+    unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned n = m.nelem[blockIdx.y];
+    const CatSizeStride ins = m.in[blockIdx.y];
+    if (tid >= n)
+        return;
+    const T *src = reinterpret_cast<const T *>(m.src[blockIdx.y]);
+    const unsigned dim_size = m.dim_size[blockIdx.y];
+    const unsigned base = m.offset[blockIdx.y] * dim_stride;
+    const unsigned step = gridDim.x * blockDim.x;
+    while (tid < n) {
+        const unsigned at = cat_offset<Dims>(os, dim_size, cat_dim, tid);
+        out[base + at] = src[cat_offset<Dims>(ins, dim_size, cat_dim, tid)];
+        tid += step;
     }
 }
 
@@ -2030,87 +2113,325 @@ extern "C" kb_tensor kb_flip(kb_ref *r, kb_tensor out, kb_tensor x, int dim)
     return kb_ref_ok(r) ? res : kb_ref_none();
 }
 
-extern "C" kb_tensor kb_cat2(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b, int dim)
+/* ---- torch.cat (cat_out_cuda) ------------------------------------------------------------- */
+
+/* canUse32BitIndexMath: fewer than INT32_MAX elements and the last one's offset below it. */
+static bool cat_fits32(kb_tensor t)
+{
+    const int64_t n = kb_numel(t);
+    if (n >= INT32_MAX)
+        return false;
+    if (n == 0)
+        return true;
+    int64_t lin = n - 1, off = 0;
+    for (int d = t.ndim - 1; d >= 0; d--) {
+        off += (lin % t.shape[d]) * t.stride[d];
+        lin /= t.shape[d];
+    }
+    return off < INT32_MAX;
+}
+
+/* cat_should_skip_tensor: the legacy 1-D empty operand, left out of the shape checks */
+static bool cat_skip(kb_tensor t) { return t.ndim == 1 && t.shape[0] == 0; }
+
+/* is_contiguous(): strides of the size-1 dimensions do not matter, an empty tensor is contiguous */
+static bool cat_contiguous(kb_tensor t) { return kb_numel(t) == 0 || kb_is_contiguous(t); }
+
+/* is_channels_last_strides_2d_s4 / _3d_s5: what suggest_memory_format() reads */
+static bool cat_channels_last_like(kb_tensor t)
+{
+    static const int order4[4] = {1, 3, 2, 0}, order5[5] = {1, 4, 3, 2, 0};
+    if ((t.ndim != 4 && t.ndim != 5) || t.stride[1] == 0)
+        return false;
+    const int *order = t.ndim == 4 ? order4 : order5;
+    int64_t min = 0;
+    for (int k = 0; k < t.ndim; k++) {
+        const int d = order[k];
+        if (t.shape[d] == 0 || t.stride[d] < min || (d == 0 && min == t.stride[1]))
+            return false;
+        min = t.stride[d] * (t.shape[d] > 1 ? t.shape[d] : 1);
+    }
+    return true;
+}
+
+/* getCatGridContig: 128 threads, per_thread elements each over the batch's largest input, at most
+ * 32 blocks per SM; blockIdx.y the input */
+static dim3 cat_grid_contig(unsigned max_elems, unsigned per_thread, int inputs)
+{
+    const unsigned threads = (max_elems + per_thread - 1) / per_thread;
+    unsigned blocks = (threads + kCatThreads - 1) / kCatThreads;
+    const unsigned cap = (unsigned)sm_count() * kCatTbPerSm;
+    if (blocks > cap)
+        blocks = cap;
+    return dim3(blocks, (unsigned)inputs);
+}
+
+enum { CAT_VEC, CAT_ALIGNED, CAT_CONTIG };
+
+/* contiguous inputs: the vectorized, alignedK or plain kernel */
+template <typename T, int Dims>
+static void cat_launch_dims(int kind, dim3 grid, dim3 block, cudaStream_t s, char *out, const CatMetaContig &m,
+                            const CatSizeStride &os, int cat_dim, unsigned arg)
+{
+    constexpr int ES = (int)sizeof(T);
+    /* kILP: 16-byte vectors, 8-byte ones for 2-byte types (register pressure, as eager) */
+    constexpr int ILP = ES == 2 ? 4 : ES > 2 ? kCatVecBytes / ES : 1;
+    switch (kind) {
+    case CAT_VEC: cat_vec_kernel<ES, Dims><<<grid, block, 0, s>>>(out, m, os, cat_dim, arg); break;
+    case CAT_ALIGNED:
+        if constexpr (ES >= 2)
+            cat_aligned_kernel<T, ILP, Dims><<<grid, block, 0, s>>>((T *)out, m, os, cat_dim, arg);
+        break;
+    default: cat_contig_kernel<T, Dims><<<grid, block, 0, s>>>((T *)out, m, os, cat_dim, arg); break;
+    }
+}
+
+/* strided inputs */
+template <typename T, int Dims>
+static void cat_launch_dims(int, dim3 grid, dim3 block, cudaStream_t s, char *out, const CatMetaStrided &m,
+                            const CatSizeStride &os, int cat_dim, unsigned arg)
+{
+    cat_strided_kernel<T, Dims><<<grid, block, 0, s>>>((T *)out, m, os, cat_dim, arg);
+}
+
+template <typename T, typename Meta>
+static void cat_launch(int kind, int dims, dim3 grid, dim3 block, cudaStream_t s, char *out, const Meta &m,
+                       const CatSizeStride &os, int cat_dim, unsigned arg)
+{
+    switch (dims) {
+    case 1: cat_launch_dims<T, 1>(kind, grid, block, s, out, m, os, cat_dim, arg); break;
+    case 2: cat_launch_dims<T, 2>(kind, grid, block, s, out, m, os, cat_dim, arg); break;
+    case 3: cat_launch_dims<T, 3>(kind, grid, block, s, out, m, os, cat_dim, arg); break;
+    default: cat_launch_dims<T, 4>(kind, grid, block, s, out, m, os, cat_dim, arg); break;
+    }
+}
+
+/* parallel_cat<T, B, S>: the inputs in batches of B, one launch per batch. S == 1: every input
+ * contiguous (B = 128); S == B = 64: strided inputs. The kernel of a batch follows eager's
+ * tests, whose flags accumulate over the batches so far: the vectorized kernel when the result and
+ * every input slice along the cat dimension are whole 16-byte vectors (isInOutAligned), else the
+ * alignedK one when every input is 16-byte aligned (elements of 2 to 8 bytes), else the plain
+ * contiguous one, else the strided one. */
+template <int B, int S> static int cat_parallel(kb_ctx *ctx, kb_tensor res, const kb_tensor *xs, int n, int d)
+{
+    typedef CatMeta<B, S> Meta;
+    const int es = kb_dtype_size(res.dtype);
+    const bool contig = S == 1;
+    const int nd = res.ndim;
+    CatSizeStride os;
+    memset(&os, 0, sizeof os);
+    for (int64_t i = nd - 1, s = 1; i >= 0; i--) { /* contiguous inputs: canonical strides */
+        os.size[i] = (unsigned)res.shape[i];
+        os.stride[i] = (unsigned)(contig ? s : res.stride[i]);
+        s *= res.shape[i];
+    }
+    bool in_out_aligned = contig && (uintptr_t)res.data % kCatVecBytes == 0 &&
+                          (d == 0 || (uint64_t)os.stride[d - 1] * es % kCatVecBytes == 0);
+    bool aligned = true;
+    unsigned max_elems = 0;
+    int64_t offset = 0;
+    cudaStream_t stream = kb_ctx_stream(ctx);
+    Meta m; /* 2.7 or 3.4 KB, the kernels' argument block */
+    for (int i = 0; i < n; i += B) {
+        int cnt = 0;
+        memset(&m, 0, sizeof m);
+        for (; cnt < B && i + cnt < n; cnt++) {
+            const kb_tensor t = xs[i + cnt];
+            const int64_t numel = kb_numel(t);
+            int64_t dim_size = 0;
+            if (numel > 0) {
+                dim_size = t.shape[d];
+                if (in_out_aligned) {
+                    int64_t slice = numel;
+                    if (d > 0 && t.shape[d - 1] != 1)
+                        slice = t.stride[d - 1];
+                    else if (d > 0)
+                        slice = kb_shape_numel(t.ndim - d, t.shape + d);
+                    in_out_aligned = slice * es % kCatVecBytes == 0;
+                }
+            }
+            m.src[cnt] = (const char *)t.data;
+            m.offset[cnt] = (unsigned)offset;
+            m.dim_size[cnt] = (unsigned)dim_size;
+            m.nelem[cnt] = (unsigned)numel;
+            aligned = aligned && (uintptr_t)t.data % kCatVecBytes == 0;
+            in_out_aligned = in_out_aligned && (uintptr_t)t.data % kCatVecBytes == 0;
+            if (S > 1) {
+                for (int j = 0; j < nd && j < t.ndim; j++) {
+                    m.in[cnt % S].size[j] = (unsigned)t.shape[j];
+                    m.in[cnt % S].stride[j] = (unsigned)t.stride[j];
+                }
+                m.contig[cnt] = false;
+            } else {
+                m.contig[cnt] = true;
+            }
+            offset += dim_size;
+            if (m.nelem[cnt] > max_elems)
+                max_elems = m.nelem[cnt];
+        }
+        if (max_elems == 0)
+            continue;
+        dim3 grid, block(kCatThreads);
+        if (in_out_aligned || (contig && aligned && es > 2))
+            grid = cat_grid_contig(max_elems, kCatVecBytes / es, cnt);
+        else if (contig && aligned && es == 2)
+            grid = cat_grid_contig(max_elems, 4, cnt); /* ALIGNED_VEC_LOAD_BYTES_8 / 2 */
+        else {
+            block = dim3(kCatWideThreads);
+            grid = dim3(2u * (unsigned)sm_count(), (unsigned)cnt); /* getCatGrid */
+        }
+        int kind = CAT_CONTIG, dims = nd;
+        CatSizeStride kos = os;
+        unsigned arg = os.stride[d]; /* dimStride: the result's stride along the cat dimension */
+        if (in_out_aligned) {
+            /* the dimensions from d on as one of 16-byte vectors: sizes and strides in vectors */
+            const unsigned per = (unsigned)(kCatVecBytes / es);
+            kind = CAT_VEC;
+            dims = d + 1;
+            kos.size[d] = (d == 0 ? (unsigned)kb_numel(res) : os.stride[d - 1]) / per;
+            kos.stride[d] = 1;
+            for (int k = 0; k < d; k++)
+                kos.stride[k] /= per;
+            arg = os.stride[d]; /* trailingSize */
+        } else if (contig && aligned && es >= 2 && es <= 8) {
+            kind = CAT_ALIGNED;
+        } /* else CatArrayBatchedCopy_contig, or (S > 1) the strided CatArrayBatchedCopy */
+        char *o = (char *)res.data;
+        switch (es) {
+        case 1: cat_launch<uint8_t>(kind, dims, grid, block, stream, o, m, kos, d, arg); break;
+        case 2: cat_launch<uint16_t>(kind, dims, grid, block, stream, o, m, kos, d, arg); break;
+        case 4: cat_launch<uint32_t>(kind, dims, grid, block, stream, o, m, kos, d, arg); break;
+        case 8: cat_launch<uint64_t>(kind, dims, grid, block, stream, o, m, kos, d, arg); break;
+        default: return kb_ctx_fail(ctx, "kb_cat: no kernel for %d-byte elements", es);
+        }
+        KB_OP_LAUNCHED(ctx);
+    }
+    return 0;
+}
+
+/* The general case (more than 4 dimensions, more than 2^31 elements, a single input): each
+ * input copied into its narrowed slice of the result, `copy_` (a memcpy where both are
+ * contiguous, else the strided copy kernel). */
+static int cat_copies(kb_ctx *ctx, kb_tensor res, const kb_tensor *xs, int n, int d)
+{
+    const int es = kb_dtype_size(res.dtype);
+    int64_t offset = 0;
+    for (int k = 0; k < n; k++) {
+        const kb_tensor t = xs[k];
+        if (cat_skip(t))
+            continue;
+        kb_tensor v = res; /* at::narrow(result, dim, offset, size) */
+        v.data = (char *)res.data + offset * res.stride[d] * es;
+        v.shape[d] = t.shape[d];
+        offset += t.shape[d];
+        const int64_t numel = kb_numel(t);
+        if (numel == 0)
+            continue;
+        if (cat_contiguous(v) && cat_contiguous(t)) {
+            KB_OP_CUDA(ctx, cudaMemcpyAsync(v.data, t.data, (size_t)numel * es, cudaMemcpyDeviceToDevice,
+                                            kb_ctx_stream(ctx)));
+            continue;
+        }
+        int64_t st[1][KB_MAX_DIMS];
+        for (int i = 0; i < t.ndim; i++)
+            st[0][i] = t.shape[i] == 1 ? 0 : t.stride[i];
+        const void *in[1] = {t.data};
+        int rc;
+        switch (es) {
+        case 1: rc = launch(ctx, OpCopyBits<uint8_t>(), v.data, v.stride, v.ndim, v.shape, in, st); break;
+        case 2: rc = launch(ctx, OpCopyBits<uint16_t>(), v.data, v.stride, v.ndim, v.shape, in, st); break;
+        case 4: rc = launch(ctx, OpCopyBits<uint32_t>(), v.data, v.stride, v.ndim, v.shape, in, st); break;
+        case 8: rc = launch(ctx, OpCopyBits<uint64_t>(), v.data, v.stride, v.ndim, v.shape, in, st); break;
+        default: rc = kb_ctx_fail(ctx, "kb_cat: no copy for %d-byte elements", es); break;
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+extern "C" kb_tensor kb_cat(kb_ref *r, kb_tensor out, const kb_tensor *xs, int n, int dim)
 {
     if (!kb_ref_ok(r))
         return kb_ref_none();
-    if (a.dtype != b.dtype || a.ndim != b.ndim || a.ndim < 1) {
-        kb_ref_fail(r, "kb_cat2: operands of dtypes %d / %d and %d / %d dimensions", (int)a.dtype, (int)b.dtype,
-                    a.ndim, b.ndim);
+    if (n < 1 || !xs) {
+        kb_ref_fail(r, "kb_cat: expected a non-empty list of tensors");
         return kb_ref_none();
     }
-    const int d = kb_norm_dim(r, a, dim);
+    int valid = n; /* the first operand that is not a legacy 1-D empty one */
+    for (int k = 0; k < n && valid == n; k++)
+        if (!cat_skip(xs[k]))
+            valid = k;
+    if (valid == n) {
+        kb_ref_fail(r, "kb_cat: every operand is a 1-D empty tensor");
+        return kb_ref_none();
+    }
+    const kb_tensor v0 = xs[valid];
+    if (v0.ndim < 1) {
+        kb_ref_fail(r, "kb_cat: a zero-dimensional tensor cannot be concatenated");
+        return kb_ref_none();
+    }
+    const int d = kb_norm_dim(r, v0, dim);
     if (!kb_ref_ok(r))
         return kb_ref_none();
-    for (int i = 0; i < a.ndim; i++)
-        if (i != d && a.shape[i] != b.shape[i]) {
-            kb_ref_fail(r, "kb_cat2: sizes differ at dimension %d (%lld vs %lld)", i, (long long)a.shape[i],
-                        (long long)b.shape[i]);
+    int64_t shape[KB_MAX_DIMS];
+    for (int i = 0; i < v0.ndim; i++)
+        shape[i] = v0.shape[i];
+    shape[d] = 0;
+    bool all_contig = true, fits = true, channels_last = true;
+    for (int k = 0; k < n; k++) {
+        const kb_tensor t = xs[k];
+        if (t.dtype != v0.dtype) { /* eager would promote and copy_ each input: not mirrored */
+            kb_ref_fail(r, "kb_cat: operand %d has dtype %d, operand %d has %d", k, (int)t.dtype, valid, (int)v0.dtype);
             return kb_ref_none();
         }
-    if (!kb_is_contiguous(a) || !kb_is_contiguous(b)) {
-        kb_ref_fail(r, "kb_cat2: the operands must be contiguous (kb_copy them first)");
+        if (!t.data && kb_numel(t) > 0) {
+            kb_ref_fail(r, "kb_cat: operand %d has no data", k);
+            return kb_ref_none();
+        }
+        channels_last = channels_last && cat_channels_last_like(t);
+        fits = fits && cat_fits32(t);
+        if (cat_skip(t)) {
+            all_contig = false;
+            continue;
+        }
+        if (t.ndim != v0.ndim) {
+            kb_ref_fail(r, "kb_cat: operand %d has %d dimensions, operand %d has %d", k, t.ndim, valid, v0.ndim);
+            return kb_ref_none();
+        }
+        for (int i = 0; i < t.ndim; i++)
+            if (i != d && t.shape[i] != v0.shape[i]) {
+                kb_ref_fail(r, "kb_cat: sizes differ at dimension %d (operand %d: %lld, operand %d: %lld)", i, k,
+                            (long long)t.shape[i], valid, (long long)v0.shape[i]);
+                return kb_ref_none();
+            }
+        shape[d] += t.shape[d];
+        all_contig = all_contig && cat_contiguous(t);
+    }
+    if (channels_last) { /* cat_compute_output_memory_format would give a channels-last result */
+        kb_ref_fail(r, "kb_cat: every operand has channels-last strides (a channels-last result is not mirrored)");
         return kb_ref_none();
     }
-    int64_t shape[KB_MAX_DIMS];
-    for (int i = 0; i < a.ndim; i++)
-        shape[i] = a.shape[i];
-    shape[d] = a.shape[d] + b.shape[d];
-    kb_tensor res = kb_result(r, out, a.dtype, a.ndim, shape, "kb_cat2");
-    if (!kb_ref_ok(r))
-        return kb_ref_none();
-    int64_t outer, len_a, inner, len_b;
-    kb_split_dim(a, d, &outer, &len_a, &inner);
-    kb_split_dim(b, d, &outer, &len_b, &inner);
-    if (outer * inner == 0)
-        return res;
-    CatArgs ca;
-    memset(&ca, 0, sizeof ca);
-    ca.src[0] = (const char *)a.data;
-    ca.src[1] = (const char *)b.data;
-    ca.seg[0] = len_a * inner;
-    ca.seg[1] = len_b * inner;
-    ca.off[0] = 0;
-    ca.off[1] = len_a * inner;
-    ca.nelem[0] = outer * ca.seg[0];
-    ca.nelem[1] = outer * ca.seg[1];
-    ca.out_seg = (len_a + len_b) * inner;
-    /* parallel_cat: the alignedK kernel when every input is 16-byte aligned (16-byte vectors; 8 for
-     * 2-byte types; not for 1-byte ones), its grid from getCatGridContig (128 threads, a vector's
-     * elements per thread, at most 32 blocks per SM) for types over 1 byte */
-    const int es = kb_dtype_size(a.dtype);
-    const int narrow = outer * ca.out_seg <= INT32_MAX; /* canUse32BitIndexMath(out) */
-    const int aligned = narrow && es >= 2 && es <= 8 && (uintptr_t)a.data % 16 == 0 && (uintptr_t)b.data % 16 == 0;
-    const int per_thread = es == 1 ? 1 : es == 2 ? 4 : 16 / es;
-    const int64_t max_elems = ca.nelem[0] > ca.nelem[1] ? ca.nelem[0] : ca.nelem[1];
-    int64_t blocks = ((max_elems + per_thread - 1) / per_thread + kCatThreads - 1) / kCatThreads;
-    const int64_t cap = (int64_t)sm_count() * 32; /* max_tb_per_sm */
-    if (blocks > cap)
-        blocks = cap;
-    if (blocks < 1)
-        blocks = 1;
-    const dim3 grid((unsigned)blocks, 2);
+    kb_tensor res = kb_result(r, out, v0.dtype, v0.ndim, shape, "kb_cat");
+    if (!kb_ref_ok(r) || kb_numel(res) == 0)
+        return kb_ref_ok(r) ? res : kb_ref_none();
+    fits = fits && cat_fits32(res);
     kb_ctx *ctx = kb_ref_ctx(r);
-    cudaStream_t stream = kb_ctx_stream(ctx);
-    char *o = (char *)res.data;
-    switch (es * 4 + narrow * 2 + aligned) {
-#define KB_CAT_CASE(ES, T, ILP)                                                                            \
-    case ES * 4: cat_kernel<T, 1, int64_t><<<grid, kCatThreads, 0, stream>>>(o, ca); break;              \
-    case ES * 4 + 2: cat_kernel<T, 1, uint32_t><<<grid, kCatThreads, 0, stream>>>(o, ca); break;         \
-    case ES * 4 + 3: cat_kernel<T, ILP, uint32_t><<<grid, kCatThreads, 0, stream>>>(o, ca); break;
-    KB_CAT_CASE(1, uint8_t, 1)
-    KB_CAT_CASE(2, uint16_t, 4)
-    KB_CAT_CASE(4, uint32_t, 4)
-    KB_CAT_CASE(8, uint64_t, 2)
-#undef KB_CAT_CASE
-    default:
-        kb_ref_fail(r, "kb_cat2: no kernel for %d-byte elements", es);
-        return kb_ref_none();
-    }
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess)
-        kb_ref_check(r, kb_ctx_fail(ctx, "kb_cat2: launch failed: %s", cudaGetErrorString(e)));
+    int rc;
+    if (n > 1 && res.ndim <= kCatMaxDims && fits && all_contig)
+        rc = cat_parallel<kCatBatch, 1>(ctx, res, xs, n, d);
+    else if (n > 1 && res.ndim <= kCatMaxDims && fits)
+        rc = cat_parallel<kCatBatch / 2, kCatBatch / 2>(ctx, res, xs, n, d);
+    else
+        rc = cat_copies(ctx, res, xs, n, d);
+    kb_ref_check(r, rc);
     return kb_ref_ok(r) ? res : kb_ref_none();
+}
+
+extern "C" kb_tensor kb_cat2(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b, int dim)
+{
+    const kb_tensor xs[2] = {a, b};
+    return kb_cat(r, out, xs, 2, dim);
 }
 
 /* torch.diag(v) of a 1-D v: at::diag_embed = zeros(n, n) (fill_ kernel) then

@@ -120,7 +120,23 @@ kb_tensor kb_triu(kb_ref *r, kb_tensor out, kb_tensor x, int64_t diagonal);
 kb_tensor kb_tril(kb_ref *r, kb_tensor out, kb_tensor x, int64_t diagonal);
 /* torch.flip(x, [dim]) */
 kb_tensor kb_flip(kb_ref *r, kb_tensor out, kb_tensor x, int dim);
-/* torch.cat([a, b], dim) */
+/* torch.cat(xs[0 .. n-1], dim): cat_out_cuda (ATen/native/cuda/Shape.cu) as eager runs it. Two or
+ * more inputs of at most 4 dimensions, the result and every input 32-bit indexable: parallel_cat,
+ * one CatArrayBatchedCopy launch per batch of inputs (grid.y = the batch's inputs, grid.x over the
+ * largest of them), in batches of 128 when every input is contiguous, else of 64 (strided
+ * kernel, per-input sizes and strides). The kernel of a batch, with eager's flags (accumulated
+ * over the batches so far): CatArrayBatchedCopy_vectorized (16-byte loads and stores over the
+ * dimensions from `dim` on) when the result, every input and every input's slice along `dim`
+ * are 16-byte multiples; else, every input 16-byte aligned and 2 to 8-byte elements,
+ * CatArrayBatchedCopy_alignedK_contig (one 16-byte load, 8-byte for 2-byte elements, then element
+ * stores); else CatArrayBatchedCopy_contig / CatArrayBatchedCopy (512 threads, 2 x SMs blocks).
+ * One input, more than 4 dimensions or more than 2^31 elements: each input copy_'d into its
+ * narrowed slice of the result (a cudaMemcpyAsync where both are contiguous, else the strided copy
+ * kernel). 1-D empty inputs are skipped as eager's cat_should_skip_tensor. Not mirrored (the op
+ * fails, saying so): inputs of different dtypes (eager promotes), and inputs that all have
+ * channels-last strides (eager's result would be channels-last). */
+kb_tensor kb_cat(kb_ref *r, kb_tensor out, const kb_tensor *xs, int n, int dim);
+/* torch.cat([a, b], dim): kb_cat of two */
 kb_tensor kb_cat2(kb_ref *r, kb_tensor out, kb_tensor a, kb_tensor b, int dim);
 /* torch.diag(v) of a 1-d v: the [n, n] matrix with v on its diagonal (at::diag_embed: a zero
  * fill, then a strided copy onto the diagonal: two launches, as eager) */
