@@ -91,7 +91,32 @@ static int sb_take(sbuf *b, char **out, size_t *len, kb_err *err)
 
 static int is_ident_byte(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
 
-/* Names the kept code binds itself (def parameters, `name =` anywhere, `for name in`), so that
+/* Whether the name at [i, i + k) is one target of a statement `a, name, *rest = ...`: the line
+ * holds only names, commas, stars and blanks before it, and after it up to an `=` that is no `==`. */
+static int unpack_target(const kb_py_module *m, size_t i, size_t k)
+{
+    int commas = 0;
+    size_t b = i;
+    for (; b > 0 && m->mask[b - 1] != '\n'; b--) {
+        char c = m->mask[b - 1];
+        if (c == ',')
+            commas++;
+        else if (!is_ident_byte(c) && c != ' ' && c != '\t' && c != '*')
+            return 0;
+    }
+    for (size_t a = i + k; a < m->len && m->mask[a] != '\n'; a++) {
+        char c = m->mask[a];
+        if (c == ',')
+            commas++;
+        else if (c == '=')
+            return commas > 0 && a + 1 < m->len && m->mask[a + 1] != '=';
+        else if (!is_ident_byte(c) && c != ' ' && c != '\t' && c != '*')
+            return 0;
+    }
+    return 0;
+}
+
+/* Names the kept code binds itself (def parameters, `name =` anywhere, unpacking targets, `for name in`), so that
  * a use of one of them is not mistaken for a use of a removed module constant. */
 static int bound_here(const kb_py_module *m, const char *keep, const char *name)
 {
@@ -105,6 +130,8 @@ static int bound_here(const kb_py_module *m, const char *keep, const char *name)
             a++;
         if (a + 1 < m->len && m->mask[a] == '=' && m->mask[a + 1] != '=')
             return 1; /* name = ...: a local, a keyword argument, a default */
+        if (unpack_target(m, i, k))
+            return 1; /* a, name, _ = ...: one of an unpacking's targets */
         size_t b = i;
         while (b > 0 && (m->mask[b - 1] == ' ' || m->mask[b - 1] == '\t' || m->mask[b - 1] == '\n' || m->mask[b - 1] == '*'))
             b--;
